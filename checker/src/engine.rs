@@ -1,0 +1,1165 @@
+//! The engine: turns each operation a thread performs into events of the
+//! execution graph, replaying the part of the graph the explorer kept and
+//! asking the [`Strategy`] for every new choice (which thread, which write to
+//! read, where in mo).
+//!
+//! The runtime (in the `instrument` crate) owns the coroutines and calls the
+//! engine; the engine knows nothing about them.
+
+use crate::clock::Clock;
+use crate::event::*;
+use crate::explore::Strategy;
+use crate::failure::{EventInfo, Failure, FailureKind};
+use crate::graph::ExecutionGraph;
+use crate::model::MemoryModel;
+use crate::token;
+use smallvec::SmallVec;
+
+/// Why an execution stops early.
+#[derive(Debug)]
+pub enum Stop {
+    /// A failure to report.
+    Failure(Box<Failure>),
+    /// The execution is not worth finishing (an RMW that breaks atomicity was
+    /// added only to compute revisits, or the graph became inconsistent): it
+    /// is counted as blocked.
+    Moot,
+}
+
+/// What the runtime knows about a thread when it asks whom to run.
+#[derive(Clone, Debug)]
+pub enum ThreadStatus {
+    /// No such thread, or it has finished.
+    Gone,
+    /// It waits to perform this visible operation.
+    Op(Op, SourceLoc),
+    /// It called `spin_loop`/`yield_now` and waits for news.
+    SpinWait,
+}
+
+/// The scheduler's answer.
+#[derive(Debug)]
+pub enum Sched {
+    /// Run this thread: perform its pending operation (or wake it from a spin).
+    Run(ThreadId),
+    /// All threads finished.
+    Done,
+    /// No thread can run and the execution ends blocked (a redundant branch).
+    Blocked,
+    /// No thread can run: the program hangs.
+    Deadlock(Box<Failure>),
+}
+
+/// How an execution ended.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ExecutionEnd {
+    /// All threads finished.
+    Complete,
+    /// Abandoned without a result (counted as blocked).
+    Blocked,
+    /// Stopped at a failure.
+    Failed,
+}
+
+/// Counters over a whole exploration.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Complete executions.
+    pub complete: u64,
+    /// Blocked or abandoned executions.
+    pub blocked: u64,
+    /// Executions that ended in a failure.
+    pub failed: u64,
+    /// Events added (not replayed) over the whole exploration.
+    pub events_added: u64,
+    /// Events replayed.
+    pub events_replayed: u64,
+}
+
+#[derive(Clone, Default)]
+struct ThreadRt {
+    /// Index of the thread's next event.
+    cursor: u32,
+    /// Allocations made so far (names the next location).
+    alloc_seq: u32,
+    /// Operations performed (for the step bound).
+    steps: u64,
+    /// Reads since the last spin hint: (location, write read, stamp of the read).
+    spin_reads: SmallVec<[(Loc, EventId, u32); 4]>,
+    /// Whether the thread wrote (outside mutexes) since the last spin hint.
+    spin_wrote: bool,
+    /// Set while the thread waits at a spin hint.
+    spin_wait: Option<SpinWait>,
+    /// Set while the thread waits at a mutex acquisition: the stamp after which
+    /// a new write may let it proceed.
+    await_after: Option<u32>,
+    finished: bool,
+}
+
+#[derive(Clone)]
+struct SpinWait {
+    locs: SmallVec<[Loc; 4]>,
+    after: u32,
+    /// Whether some read of the last iteration read a write that was not the
+    /// newest in mo (so the thread could have seen news already).
+    stale: bool,
+}
+
+/// A choice of write for a read: the write, and for a weak compare-exchange
+/// that could succeed, whether it fails spuriously.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct RfChoice {
+    /// The write read from.
+    pub write: EventId,
+    /// A spurious failure of `compare_exchange_weak`.
+    pub spurious: bool,
+}
+
+/// Limits of one exploration.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Steps a thread may take in one execution.
+    pub max_steps: u64,
+}
+
+/// The engine.
+pub struct Engine {
+    /// The execution graph of the current execution.
+    pub graph: ExecutionGraph,
+    /// The memory model.
+    pub model: MemoryModel,
+    /// Exploration statistics.
+    pub stats: Stats,
+    strategy: Box<dyn Strategy>,
+    threads: Vec<ThreadRt>,
+    limits: Limits,
+    /// The visible events of the kept graph, in the order they are replayed.
+    replay_queue: Vec<EventId>,
+    replay_next: usize,
+}
+
+fn read_order(o: Order) -> Order {
+    match o {
+        Order::AcqRel => Order::Acquire,
+        Order::Release => Order::Relaxed,
+        o => o,
+    }
+}
+
+fn write_order(o: Order) -> Order {
+    match o {
+        Order::AcqRel => Order::Release,
+        Order::Acquire => Order::Relaxed,
+        o => o,
+    }
+}
+
+impl Engine {
+    /// An engine exploring under `model` with `strategy`.
+    pub fn new(model: MemoryModel, strategy: Box<dyn Strategy>, limits: Limits) -> Engine {
+        Engine {
+            graph: ExecutionGraph::new(),
+            model,
+            stats: Stats::default(),
+            strategy,
+            threads: Vec::new(),
+            limits,
+            replay_queue: Vec::new(),
+            replay_next: 0,
+        }
+    }
+
+    /// The strategy's name.
+    pub fn strategy_name(&self) -> &'static str {
+        self.strategy.name()
+    }
+
+    /// Prepares the next execution. Returns false when the exploration is over.
+    pub fn begin_execution(&mut self) -> bool {
+        if !self.strategy.next_execution(&mut self.graph, self.model) {
+            return false;
+        }
+        self.threads.clear();
+        // Replay in an order compatible with po and rf: a read revisited by a
+        // later-added write must not run before that write's prefix has run,
+        // or the real memory its thread touches next would be stale.
+        self.replay_queue = token::linearize(&self.graph)
+            .into_iter()
+            .filter(|&e| match &self.graph.event(e).kind {
+                EventKind::Read(_) | EventKind::Join { .. } => true,
+                EventKind::Write(w) => !w.rmw,
+                _ => false,
+            })
+            .collect();
+        self.replay_next = 0;
+        true
+    }
+
+    /// Ends the current execution.
+    pub fn end_execution(&mut self, end: ExecutionEnd) {
+        match end {
+            ExecutionEnd::Complete => self.stats.complete += 1,
+            ExecutionEnd::Blocked => self.stats.blocked += 1,
+            ExecutionEnd::Failed => self.stats.failed += 1,
+        }
+        self.strategy.execution_done(&self.graph, end);
+    }
+
+    /// Distinct complete executions, when the strategy may repeat some.
+    pub fn distinct_complete(&self) -> Option<u64> {
+        self.strategy.distinct_complete()
+    }
+
+    /// Whether a replay met choices its token did not hold.
+    pub fn replay_diverged(&self) -> bool {
+        self.strategy.diverged()
+    }
+
+    /// The progress of the exploration, if the strategy can tell.
+    pub fn progress(&self) -> Option<f64> {
+        self.strategy.progress()
+    }
+
+    fn rt(&mut self, t: ThreadId) -> &mut ThreadRt {
+        let i = t as usize;
+        if self.threads.len() <= i {
+            self.threads.resize(i + 1, ThreadRt::default());
+        }
+        &mut self.threads[i]
+    }
+
+    fn replaying(&self, t: ThreadId) -> bool {
+        self.threads.get(t as usize).map_or(0, |r| r.cursor) < self.graph.thread_len(t)
+    }
+
+    /// Builds a failure report on the current graph.
+    pub fn failure(
+        &self,
+        kind: FailureKind,
+        message: String,
+        thread: Option<ThreadId>,
+        events: Vec<EventId>,
+        location: Option<SourceLoc>,
+    ) -> Box<Failure> {
+        Box::new(Failure {
+            kind,
+            message,
+            location,
+            thread,
+            events: events.iter().map(|&e| EventInfo::of(&self.graph, e)).collect(),
+            fix: None,
+            graph: self.graph.clone(),
+            token: token::encode(&self.graph, self.model),
+        })
+    }
+
+    fn nondeterminism(&self, t: ThreadId, what: &str, src: SourceLoc) -> Stop {
+        let idx = self.threads[t as usize].cursor;
+        let have = self.graph.event(EventId::new(t, idx)).describe();
+        Stop::Failure(self.failure(
+            FailureKind::Nondeterminism,
+            format!(
+                "thread {t} did `{what}` at {src} where an earlier run with the same choices did `{have}`; \
+                 the program depends on something the checker does not control (time, randomness, \
+                 OS threads, std atomics or statics shared between executions)"
+            ),
+            Some(t),
+            vec![EventId::new(t, idx)],
+            Some(src),
+        ))
+    }
+
+    fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        let max = self.limits.max_steps;
+        let r = self.rt(t);
+        r.steps += 1;
+        if r.steps > max {
+            return Err(Stop::Failure(self.failure(
+                FailureKind::Runaway,
+                format!(
+                    "thread {t} took more than {max} steps in one execution (at {src}); a loop that \
+                     waits for another thread needs `scopecheck::hint::spin_loop()` or \
+                     `thread::yield_now()` in its body, or raise `max_steps`"
+                ),
+                Some(t),
+                vec![],
+                Some(src),
+            )));
+        }
+        Ok(())
+    }
+
+    /// Adds (or replays) the start of thread 0.
+    pub fn start_main(&mut self, src: SourceLoc) {
+        if self.replaying(0) {
+            self.rt(0).cursor = 1;
+            self.stats.events_replayed += 1;
+            return;
+        }
+        let kind = EventKind::Start { parent: None };
+        let views = self.graph.compute_views(0, &kind, self.model.sc_sync());
+        self.graph.push_event(0, kind, src, views, true);
+        self.rt(0).cursor = 1;
+        self.stats.events_added += 1;
+    }
+
+    fn push(&mut self, t: ThreadId, kind: EventKind, src: SourceLoc, added_max: bool) -> EventId {
+        let views = self.graph.compute_views(t, &kind, self.model.sc_sync());
+        let id = self.graph.push_event(t, kind, src, views, added_max);
+        self.rt(t).cursor = id.index + 1;
+        self.stats.events_added += 1;
+        id
+    }
+
+    /// Performs an operation that involves no choice (allocation, fence,
+    /// cell access, spawn).
+    pub fn invisible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
+        self.step(t, src)?;
+        if self.replaying(t) {
+            let id = EventId::new(t, self.threads[t as usize].cursor);
+            let ev = self.graph.event(id).kind.clone();
+            let res = match (op, &ev) {
+                (Op::Alloc { .. }, EventKind::Alloc { loc, .. }) => {
+                    self.rt(t).alloc_seq += 1;
+                    OpResult::Loc(*loc)
+                }
+                (Op::Fence { .. }, EventKind::Fence { .. }) => OpResult::Done,
+                (Op::CellAccess { loc, .. }, EventKind::Cell { loc: l2, .. }) if loc == l2 => OpResult::Done,
+                (Op::Spawn, EventKind::Spawn { child }) => {
+                    let child = *child;
+                    self.rt(child).cursor = 1; // its Start event
+                    self.stats.events_replayed += 1;
+                    OpResult::Thread(child)
+                }
+                _ => return Err(self.nondeterminism(t, &format!("{op:?}"), src)),
+            };
+            self.rt(t).cursor += 1;
+            self.stats.events_replayed += 1;
+            return Ok(res);
+        }
+        match *op {
+            Op::Alloc { init, kind } => {
+                let seq = self.rt(t).alloc_seq;
+                self.rt(t).alloc_seq += 1;
+                let loc = Loc::new(t, seq);
+                self.push(t, EventKind::Alloc { loc, init, kind }, src, true);
+                Ok(OpResult::Loc(loc))
+            }
+            Op::Fence { order } => {
+                self.push(t, EventKind::Fence { order }, src, true);
+                if order.is_sc() && self.model.check_graph(&self.graph).is_err() {
+                    return Err(Stop::Moot);
+                }
+                self.declarative_check()?;
+                Ok(OpResult::Done)
+            }
+            Op::CellAccess { loc, write } => {
+                self.check_loc(t, loc, src, false)?;
+                let id = self.push(t, EventKind::Cell { loc, write }, src, true);
+                self.check_cell_race(id, loc, write)?;
+                Ok(OpResult::Done)
+            }
+            Op::Spawn => {
+                let child = self.graph.free_thread_slot();
+                let sp = self.push(t, EventKind::Spawn { child }, src, true);
+                self.threads
+                    .resize(self.threads.len().max(child as usize + 1), ThreadRt::default());
+                self.threads[child as usize] = ThreadRt::default();
+                self.push(child, EventKind::Start { parent: Some(sp) }, src, true);
+                Ok(OpResult::Thread(child))
+            }
+            _ => unreachable!("visible operation {op:?} given to Engine::invisible"),
+        }
+    }
+
+    fn check_loc(&self, t: ThreadId, loc: Loc, src: SourceLoc, atomic: bool) -> Result<(), Stop> {
+        match self.graph.loc(loc) {
+            Some(d) if (d.kind == LocKind::Cell) != atomic => Ok(()),
+            Some(_) => Err(Stop::Failure(self.failure(
+                FailureKind::Internal,
+                format!("location {loc} used as the wrong kind of object at {src}"),
+                Some(t),
+                vec![],
+                Some(src),
+            ))),
+            None => Err(Stop::Failure(self.failure(
+                FailureKind::Misuse,
+                format!(
+                    "thread {t} used at {src} an object created in another execution or outside \
+                     `scopecheck::model` (objects must be created inside the model's closure)"
+                ),
+                Some(t),
+                vec![],
+                Some(src),
+            ))),
+        }
+    }
+
+    /// Thread `t` finished.
+    pub fn thread_end(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        if self.replaying(t) {
+            let id = EventId::new(t, self.threads[t as usize].cursor);
+            if !matches!(self.graph.event(id).kind, EventKind::End) {
+                return Err(self.nondeterminism(t, "return", src));
+            }
+            self.rt(t).cursor += 1;
+            self.rt(t).finished = true;
+            self.stats.events_replayed += 1;
+            return Ok(());
+        }
+        self.push(t, EventKind::End, src, true);
+        self.rt(t).finished = true;
+        Ok(())
+    }
+
+    /// Thread `t` called a spin hint. Returns whether it must wait for news
+    /// before going on (it read something and wrote nothing since its last hint).
+    pub fn spin(&mut self, t: ThreadId) -> bool {
+        let replaying = self.replaying(t);
+        let r = self.rt(t);
+        let reads = std::mem::take(&mut r.spin_reads);
+        let wrote = std::mem::replace(&mut r.spin_wrote, false);
+        if replaying || wrote || reads.is_empty() {
+            return false;
+        }
+        let mut locs: SmallVec<[Loc; 4]> = SmallVec::new();
+        let mut after = 0;
+        let mut stale = false;
+        for &(loc, w, stamp) in &reads {
+            if !locs.contains(&loc) {
+                locs.push(loc);
+            }
+            after = after.max(stamp);
+            if self.graph.mo_max(loc) != w {
+                stale = true;
+            }
+        }
+        self.rt(t).spin_wait = Some(SpinWait { locs, after, stale });
+        true
+    }
+
+    fn spin_woken(&self, w: &SpinWait) -> bool {
+        w.locs.iter().any(|&l| {
+            self.graph
+                .loc(l)
+                .is_some_and(|d| d.mo.iter().any(|&x| self.graph.event(x).stamp > w.after))
+        })
+    }
+
+    /// The candidates of an await (mutex) read: the coherent writes whose value
+    /// satisfies the condition, split into those free to read and those already
+    /// consumed by another RMW.
+    fn await_candidates(&self, t: ThreadId, loc: Loc, aw: Await) -> (Vec<EventId>, Vec<EventId>) {
+        let mut free = Vec::new();
+        let mut taken = Vec::new();
+        for c in MemoryModel::rf_candidates(&self.graph, t, loc) {
+            if aw.admits(self.graph.write_value(loc, c)) {
+                if self.graph.rmw_reader_of(loc, c, None).is_some() {
+                    taken.push(c);
+                } else {
+                    free.push(c);
+                }
+            }
+        }
+        (free, taken)
+    }
+
+    /// Reference mode: whether some write satisfying the await can be read
+    /// (with the RMW's write) in a graph that satisfies the axioms.
+    #[allow(clippy::too_many_arguments)]
+    fn await_possible_declarative(
+        &self,
+        t: ThreadId,
+        loc: Loc,
+        aw: Await,
+        rop: RmwOp,
+        ty: ValueType,
+        success: Order,
+        src: &SourceLoc,
+    ) -> bool {
+        self.all_writes(loc).into_iter().any(|w| {
+            let old = self.graph.write_value(loc, w);
+            let Some(new) = rop.apply(ty, old).filter(|_| aw.admits(old)) else {
+                return false;
+            };
+            let mut g = self.graph.clone();
+            let rk = EventKind::Read(ReadEvent {
+                loc,
+                order: read_order(success),
+                rf: w,
+                value: old,
+                rmw: Some((rop, ty, write_order(success))),
+                spurious: false,
+                await_: Some(aw),
+            });
+            let v = g.compute_views(t, &rk, self.model.sc_sync());
+            g.push_event(t, rk, src, v, false);
+            let wk = EventKind::Write(WriteEvent {
+                loc,
+                order: write_order(success),
+                value: new,
+                rmw: true,
+            });
+            let v = g.compute_views(t, &wk, self.model.sc_sync());
+            let wid = g.push_event(t, wk, src, v, false);
+            let pos = g.mo_position(loc, w) + 1;
+            g.insert_mo(loc, wid, pos);
+            self.model.consistent_declarative(&g).is_ok()
+        })
+    }
+
+    fn enabled(&self, t: ThreadId, st: &ThreadStatus) -> bool {
+        match st {
+            ThreadStatus::Gone => false,
+            ThreadStatus::SpinWait => match &self.threads.get(t as usize).and_then(|r| r.spin_wait.clone()) {
+                Some(w) => self.spin_woken(w),
+                None => true,
+            },
+            ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
+            ThreadStatus::Op(
+                Op::Rmw {
+                    loc,
+                    await_: Some(aw),
+                    op,
+                    ty,
+                    success,
+                    ..
+                },
+                src,
+            ) if self.strategy.unfiltered() => self.await_possible_declarative(t, *loc, *aw, *op, *ty, *success, src),
+            ThreadStatus::Op(
+                Op::Rmw {
+                    loc, await_: Some(aw), ..
+                },
+                _,
+            ) => {
+                let (free, taken) = self.await_candidates(t, *loc, *aw);
+                match self.threads.get(t as usize).and_then(|r| r.await_after) {
+                    // It already took its alternatives: only a new free write helps.
+                    Some(after) => free.iter().any(|&w| !w.is_init() && self.graph.event(w).stamp > after),
+                    None => !free.is_empty() || !taken.is_empty(),
+                }
+            }
+            ThreadStatus::Op(..) => true,
+        }
+    }
+
+    /// Chooses the thread that runs next.
+    pub fn schedule(&mut self, status: &[ThreadStatus]) -> Sched {
+        // First reproduce what the graph already holds.
+        while let Some(&e) = self.replay_queue.get(self.replay_next) {
+            let cursor = self.threads.get(e.thread as usize).map_or(0, |r| r.cursor);
+            if cursor > e.index {
+                self.replay_next += 1;
+                continue;
+            }
+            if cursor == e.index && matches!(status.get(e.thread as usize), Some(ThreadStatus::Op(..))) {
+                return Sched::Run(e.thread);
+            }
+            let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
+            return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
+        }
+        let enabled: SmallVec<[ThreadId; 16]> = status
+            .iter()
+            .enumerate()
+            .filter(|(t, st)| self.enabled(*t as ThreadId, st))
+            .map(|(t, _)| t as ThreadId)
+            .collect();
+        if let Some(t) = self.strategy.schedule(&self.graph, &enabled, status) {
+            return Sched::Run(t);
+        }
+        if status.iter().all(|s| matches!(s, ThreadStatus::Gone)) {
+            return Sched::Done;
+        }
+        // Nobody can run. A thread that spins on a stale value could still see
+        // news in another branch: that execution is only blocked.
+        let mut waiting = Vec::new();
+        for (t, st) in status.iter().enumerate() {
+            match st {
+                ThreadStatus::Gone => {}
+                ThreadStatus::SpinWait => {
+                    let w = self.threads[t].spin_wait.clone().expect("spin wait state");
+                    if w.stale {
+                        return Sched::Blocked;
+                    }
+                    let locs: Vec<String> = w.locs.iter().map(|l| l.to_string()).collect();
+                    waiting.push(format!(
+                        "thread {t} spins on {} that no thread will change",
+                        locs.join(", ")
+                    ));
+                }
+                ThreadStatus::Op(Op::Join { target }, src) => {
+                    waiting.push(format!("thread {t} waits at {src} to join thread {target}"))
+                }
+                ThreadStatus::Op(Op::Rmw { loc, .. }, src) => {
+                    waiting.push(format!("thread {t} waits at {src} to lock the mutex {loc}"))
+                }
+                ThreadStatus::Op(op, src) => waiting.push(format!("thread {t} waits at {src} ({op:?})")),
+            }
+        }
+        Sched::Deadlock(self.failure(
+            FailureKind::Deadlock,
+            format!("no thread can make progress: {}", waiting.join("; ")),
+            None,
+            vec![],
+            None,
+        ))
+    }
+
+    /// Wakes thread `t` from a spin wait (it takes no step).
+    pub fn wake(&mut self, t: ThreadId) {
+        self.rt(t).spin_wait = None;
+    }
+
+    /// Performs the visible operation of thread `t`. Returns `None` when the
+    /// thread took no step and still waits (a mutex it cannot take yet).
+    pub fn visible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<Option<OpResult>, Stop> {
+        self.step(t, src)?;
+        if self.replaying(t) {
+            return self.replay_visible(t, op, src).map(Some);
+        }
+        match *op {
+            Op::Load { loc, order } => {
+                self.check_loc(t, loc, src, true)?;
+                let v = self.new_read(t, loc, order, src)?;
+                Ok(Some(OpResult::Value(v.1)))
+            }
+            Op::Store { loc, order, value } => {
+                self.check_loc(t, loc, src, true)?;
+                self.new_store(t, loc, order, value, src)?;
+                Ok(Some(OpResult::Done))
+            }
+            Op::Rmw {
+                loc,
+                op: rop,
+                ty,
+                success,
+                failure,
+                await_,
+            } => {
+                self.check_loc(t, loc, src, true)?;
+                self.new_rmw(t, loc, rop, ty, success, failure, await_, src)
+            }
+            Op::Join { target } => {
+                self.push(t, EventKind::Join { target }, src, true);
+                Ok(Some(OpResult::Done))
+            }
+            _ => unreachable!("invisible operation {op:?} given to Engine::visible"),
+        }
+    }
+
+    fn replay_visible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
+        let id = EventId::new(t, self.threads[t as usize].cursor);
+        let ev = self.graph.event(id).kind.clone();
+        let res = match (op, &ev) {
+            (Op::Load { loc, .. }, EventKind::Read(r)) if r.loc == *loc && r.rmw.is_none() => {
+                self.note_read(t, r.loc, r.rf, id);
+                OpResult::Value(r.value)
+            }
+            (Op::Store { loc, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw => {
+                self.note_write(t, *loc);
+                OpResult::Done
+            }
+            (Op::Join { target }, EventKind::Join { target: t2 }) if target == t2 => OpResult::Done,
+            (
+                Op::Rmw {
+                    loc,
+                    op: rop,
+                    ty,
+                    success,
+                    await_,
+                    ..
+                },
+                EventKind::Read(r),
+            ) if r.loc == *loc && r.rmw.is_some() => {
+                self.stats.events_replayed += 1;
+                self.rt(t).cursor += 1;
+                self.note_read(t, r.loc, r.rf, id);
+                let old = r.value;
+                if r.is_exclusive() {
+                    let new = rop.apply(*ty, old).expect("exclusive read writes");
+                    if self.replaying(t) {
+                        let wid = EventId::new(t, self.threads[t as usize].cursor);
+                        match &self.graph.event(wid).kind {
+                            EventKind::Write(w) if w.rmw && w.value == new => {}
+                            _ => return Err(self.nondeterminism(t, rop.name(), src)),
+                        }
+                        self.rt(t).cursor += 1;
+                        self.stats.events_replayed += 1;
+                        self.note_write(t, *loc);
+                    } else {
+                        // The read part was revisited: its write part is new.
+                        self.new_rmw_write(t, id, *loc, new, write_order(*success), src)?;
+                    }
+                }
+                let _ = await_;
+                return Ok(match rop {
+                    RmwOp::Cas { .. } => OpResult::Cas(old, r.is_exclusive()),
+                    _ => OpResult::Value(old),
+                });
+            }
+            _ => return Err(self.nondeterminism(t, &format!("{op:?}"), src)),
+        };
+        self.rt(t).cursor += 1;
+        self.stats.events_replayed += 1;
+        Ok(res)
+    }
+
+    fn note_read(&mut self, t: ThreadId, loc: Loc, rf: EventId, id: EventId) {
+        let stamp = self.graph.event(id).stamp;
+        self.rt(t).spin_reads.push((loc, rf, stamp));
+    }
+
+    fn note_write(&mut self, t: ThreadId, loc: Loc) {
+        if self.graph.loc(loc).is_some_and(|d| d.kind != LocKind::Mutex) {
+            self.rt(t).spin_wrote = true;
+        }
+    }
+
+    fn sc_check_needed(&self) -> bool {
+        self.model == MemoryModel::Sc || self.graph.events().filter(|(_, e)| e.is_sc()).nth(1).is_some()
+    }
+
+    /// Keeps the read choices whose graph is consistent (only `sc`, and psc
+    /// for seq_cst, need this check).
+    fn filter_reads(&mut self, t: ThreadId, kind: &ReadEvent, choices: Vec<RfChoice>, src: SourceLoc) -> Vec<RfChoice> {
+        if self.strategy.unfiltered() {
+            return choices;
+        }
+        if !(self.model == MemoryModel::Sc || kind.order.is_sc() || self.sc_check_needed()) {
+            return choices;
+        }
+        let mut keep = Vec::with_capacity(choices.len());
+        for c in choices {
+            let mut k = kind.clone();
+            k.rf = c.write;
+            k.value = self.graph.write_value(kind.loc, c.write);
+            k.spurious = c.spurious;
+            let views = self
+                .graph
+                .compute_views(t, &EventKind::Read(k.clone()), self.model.sc_sync());
+            let mut g = self.graph.clone();
+            g.push_event(t, EventKind::Read(k), src, views, false);
+            if self.model.check_graph(&g).is_ok() {
+                keep.push(c);
+            }
+        }
+        keep
+    }
+
+    /// Adds a read of `loc` by `t`; returns (event, value).
+    /// Every write of `loc`, initial write first (the reference enumerator's candidates).
+    fn all_writes(&self, loc: Loc) -> Vec<EventId> {
+        let mut v = vec![EventId::INIT];
+        v.extend(self.graph.loc(loc).expect("loc").mo.iter().copied());
+        v
+    }
+
+    /// With the reference enumerator, the graph is judged by the axioms after every step.
+    fn declarative_check(&self) -> Result<(), Stop> {
+        if self.strategy.unfiltered() && self.model.consistent_declarative(&self.graph).is_err() {
+            return Err(Stop::Moot);
+        }
+        Ok(())
+    }
+
+    fn candidates(&self, t: ThreadId, loc: Loc) -> Vec<EventId> {
+        if self.strategy.unfiltered() {
+            self.all_writes(loc)
+        } else {
+            MemoryModel::rf_candidates(&self.graph, t, loc)
+        }
+    }
+
+    fn new_read(&mut self, t: ThreadId, loc: Loc, order: Order, src: SourceLoc) -> Result<(EventId, Value), Stop> {
+        let cands: Vec<RfChoice> = self
+            .candidates(t, loc)
+            .into_iter()
+            .map(|write| RfChoice { write, spurious: false })
+            .collect();
+        let proto = ReadEvent {
+            loc,
+            order,
+            rf: EventId::INIT,
+            value: 0,
+            rmw: None,
+            spurious: false,
+            await_: None,
+        };
+        let cands = self.filter_reads(t, &proto, cands, src);
+        if cands.is_empty() {
+            return Err(Stop::Moot);
+        }
+        let stamp = self.graph.next_stamp();
+        let i = self
+            .strategy
+            .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &cands);
+        let c = cands[i];
+        let value = self.graph.write_value(loc, c.write);
+        let added_max = c.write == self.graph.mo_max(loc);
+        let id = self.push(
+            t,
+            EventKind::Read(ReadEvent {
+                rf: c.write,
+                value,
+                ..proto
+            }),
+            src,
+            added_max,
+        );
+        self.note_read(t, loc, c.write, id);
+        self.declarative_check()?;
+        if order == Order::NonAtomic || self.has_plain(loc) {
+            self.check_access_race(id, loc, false)?;
+        }
+        Ok((id, value))
+    }
+
+    fn has_plain(&self, loc: Loc) -> bool {
+        let d = self.graph.loc(loc).expect("loc");
+        d.mo.iter()
+            .any(|&w| self.graph.event(w).as_write().expect("w").order == Order::NonAtomic)
+            || d.reads
+                .iter()
+                .any(|&r| self.graph.event(r).as_read().expect("r").order == Order::NonAtomic)
+    }
+
+    fn new_store(
+        &mut self,
+        t: ThreadId,
+        loc: Loc,
+        order: Order,
+        value: Value,
+        src: SourceLoc,
+    ) -> Result<EventId, Stop> {
+        let unfiltered = self.strategy.unfiltered();
+        let mut places = if unfiltered {
+            (1..=self.graph.loc(loc).expect("loc").mo.len() + 1).collect()
+        } else {
+            MemoryModel::mo_placements(&self.graph, t, loc)
+        };
+        let kind = EventKind::Write(WriteEvent {
+            loc,
+            order,
+            value,
+            rmw: false,
+        });
+        if !unfiltered && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed()) {
+            let views = self.graph.compute_views(t, &kind, self.model.sc_sync());
+            let mut g = self.graph.clone();
+            let id = g.push_event(t, kind.clone(), src, views, false);
+            let mut keep = Vec::new();
+            let mut placed: Option<usize> = None;
+            for &p in &places {
+                match placed {
+                    None => g.insert_mo(loc, id, p),
+                    Some(_) => g.move_mo(loc, id, p),
+                }
+                placed = Some(p);
+                if self.model.check_graph(&g).is_ok() {
+                    keep.push(p);
+                }
+            }
+            places = keep;
+        }
+        if places.is_empty() {
+            return Err(Stop::Moot);
+        }
+        let n = self.graph.loc(loc).expect("loc").mo.len();
+        let stamp = self.graph.next_stamp();
+        let i = self
+            .strategy
+            .choose_mo(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &places);
+        let p = places[i];
+        let id = self.push(t, kind, src, p == n + 1);
+        self.graph.insert_mo(loc, id, p);
+        self.note_write(t, loc);
+        self.declarative_check()?;
+        self.strategy.write_added(&self.graph, id, self.model);
+        if order == Order::NonAtomic || self.has_plain(loc) {
+            self.check_access_race(id, loc, true)?;
+        }
+        Ok(id)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn new_rmw(
+        &mut self,
+        t: ThreadId,
+        loc: Loc,
+        rop: RmwOp,
+        ty: ValueType,
+        success: Order,
+        failure: Order,
+        await_: Option<Await>,
+        src: SourceLoc,
+    ) -> Result<Option<OpResult>, Stop> {
+        let weak = matches!(rop, RmwOp::Cas { weak: true, .. });
+        let unfiltered = self.strategy.unfiltered();
+        let mut free = Vec::new();
+        let mut taken = Vec::new();
+        for w in self.candidates(t, loc) {
+            let v = self.graph.write_value(loc, w);
+            if await_.is_some_and(|a| !a.admits(v)) {
+                continue;
+            }
+            if rop.apply(ty, v).is_some() {
+                if weak {
+                    free.push(RfChoice {
+                        write: w,
+                        spurious: true,
+                    });
+                }
+                if !unfiltered && self.graph.rmw_reader_of(loc, w, None).is_some() {
+                    taken.push(w);
+                } else {
+                    free.push(RfChoice {
+                        write: w,
+                        spurious: false,
+                    });
+                }
+            } else {
+                free.push(RfChoice {
+                    write: w,
+                    spurious: false,
+                });
+            }
+        }
+        let proto = |order| ReadEvent {
+            loc,
+            order,
+            rf: EventId::INIT,
+            value: 0,
+            rmw: Some((rop, ty, write_order(success))),
+            spurious: false,
+            await_,
+        };
+        // Reads of a write another RMW already read break atomicity; they are
+        // explored only for the backward revisits their write part causes.
+        if let Some(after) = self.threads[t as usize].await_after {
+            // Alternatives already taken when the thread first waited here.
+            taken.retain(|w| !w.is_init() && self.graph.event(*w).stamp > after);
+        }
+        if self.strategy.wants_revisits() {
+            for &w in &taken {
+                self.conflicting_alternative(t, loc, w, proto(read_order(success)), ty, rop, src);
+            }
+        }
+        if await_.is_some() && free.is_empty() {
+            // The mutex is held: wait for a new unlock.
+            let after = self.graph.next_stamp().saturating_sub(1);
+            self.rt(t).await_after = Some(after);
+            return Ok(None);
+        }
+        // Consistency filter (sc / psc), per choice with its order.
+        let mut kept = Vec::new();
+        for c in free {
+            let v = self.graph.write_value(loc, c.write);
+            let writes = !c.spurious && rop.apply(ty, v).is_some();
+            let order = if writes { read_order(success) } else { failure };
+            let one = self.filter_reads(t, &proto(order), vec![c], src);
+            kept.extend(one);
+        }
+        if kept.is_empty() {
+            return Err(Stop::Moot);
+        }
+        let stamp = self.graph.next_stamp();
+        let i = self
+            .strategy
+            .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &kept);
+        let c = kept[i];
+        let old = self.graph.write_value(loc, c.write);
+        let new = if c.spurious { None } else { rop.apply(ty, old) };
+        let order = if new.is_some() { read_order(success) } else { failure };
+        let added_max = c.write == self.graph.mo_max(loc) && !c.spurious;
+        let rid = self.push(
+            t,
+            EventKind::Read(ReadEvent {
+                rf: c.write,
+                value: old,
+                spurious: c.spurious,
+                ..proto(order)
+            }),
+            src,
+            added_max,
+        );
+        self.rt(t).await_after = None;
+        self.note_read(t, loc, c.write, rid);
+        self.declarative_check()?;
+        if self.has_plain(loc) {
+            self.check_access_race(rid, loc, false)?;
+        }
+        if let Some(new) = new {
+            self.new_rmw_write(t, rid, loc, new, write_order(success), src)?;
+        }
+        Ok(Some(match rop {
+            RmwOp::Cas { .. } => OpResult::Cas(old, new.is_some()),
+            _ => OpResult::Value(old),
+        }))
+    }
+
+    /// Adds the write part of an RMW whose read part is `rid`.
+    fn new_rmw_write(
+        &mut self,
+        t: ThreadId,
+        rid: EventId,
+        loc: Loc,
+        value: Value,
+        order: Order,
+        src: SourceLoc,
+    ) -> Result<EventId, Stop> {
+        let rf = self.graph.event(rid).as_read().expect("read part").rf;
+        let conflict = self.graph.rmw_reader_of(loc, rf, Some(rid)).is_some();
+        let pos = self.graph.mo_position(loc, rf) + 1;
+        let n = self.graph.loc(loc).expect("loc").mo.len();
+        let id = self.push(
+            t,
+            EventKind::Write(WriteEvent {
+                loc,
+                order,
+                value,
+                rmw: true,
+            }),
+            src,
+            pos == n + 1,
+        );
+        self.graph.insert_mo(loc, id, pos);
+        self.note_write(t, loc);
+        self.declarative_check()?;
+        if conflict {
+            self.strategy.write_added(&self.graph, id, self.model);
+            return Err(Stop::Moot);
+        }
+        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_graph(&self.graph).is_err() {
+            return Err(Stop::Moot);
+        }
+        self.strategy.write_added(&self.graph, id, self.model);
+        if self.has_plain(loc) {
+            self.check_access_race(id, loc, true)?;
+        }
+        Ok(id)
+    }
+
+    /// Explores, without running it, the choice of an RMW reading `w` that
+    /// another RMW already read: adds the read and write parts, lets the
+    /// strategy compute the backward revisits of that write, and takes them back.
+    #[allow(clippy::too_many_arguments)]
+    fn conflicting_alternative(
+        &mut self,
+        t: ThreadId,
+        loc: Loc,
+        w: EventId,
+        proto: ReadEvent,
+        ty: ValueType,
+        rop: RmwOp,
+        src: SourceLoc,
+    ) {
+        let saved = self.graph.clone();
+        let old = self.graph.write_value(loc, w);
+        let new = rop.apply(ty, old).expect("conflicting alternatives write");
+        let wo = proto.rmw.expect("rmw").2;
+        let kind = EventKind::Read(ReadEvent {
+            rf: w,
+            value: old,
+            ..proto
+        });
+        let views = self.graph.compute_views(t, &kind, self.model.sc_sync());
+        let rid = self.graph.push_event(t, kind, src, views, false);
+        let wk = EventKind::Write(WriteEvent {
+            loc,
+            order: wo,
+            value: new,
+            rmw: true,
+        });
+        let views = self.graph.compute_views(t, &wk, self.model.sc_sync());
+        let wid = self.graph.push_event(t, wk, src, views, false);
+        let pos = self.graph.mo_position(loc, w) + 1;
+        self.graph.insert_mo(loc, wid, pos);
+        let _ = rid;
+        self.strategy.write_added(&self.graph, wid, self.model);
+        self.graph = saved;
+    }
+
+    /// Race between the new access `id` to an atomic location and earlier
+    /// conflicting accesses of other threads, when one of the two is plain.
+    fn check_access_race(&self, id: EventId, loc: Loc, is_write: bool) -> Result<(), Stop> {
+        let g = &self.graph;
+        let me = g.event(id);
+        let my_order = match &me.kind {
+            EventKind::Read(r) => r.order,
+            EventKind::Write(w) => w.order,
+            _ => return Ok(()),
+        };
+        let d = g.loc(loc).expect("loc");
+        let others = d.mo.iter().map(|&w| (w, true)).chain(if is_write {
+            d.reads.iter().map(|&r| (r, false)).collect::<Vec<_>>()
+        } else {
+            Vec::new()
+        });
+        for (o, o_write) in others {
+            if o.thread == id.thread || o == id || !(is_write || o_write) {
+                continue;
+            }
+            let oe = g.event(o);
+            let o_order = match &oe.kind {
+                EventKind::Read(r) => r.order,
+                EventKind::Write(w) => w.order,
+                _ => continue,
+            };
+            if my_order.is_atomic() && o_order.is_atomic() {
+                continue;
+            }
+            if !me.hb.contains(o) {
+                return Err(self.race(o, id));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_cell_race(&self, id: EventId, loc: Loc, write: bool) -> Result<(), Stop> {
+        let g = &self.graph;
+        let me = g.event(id);
+        for &o in &g.loc(loc).expect("loc").cells {
+            if o.thread == id.thread {
+                continue;
+            }
+            let o_write = matches!(g.event(o).kind, EventKind::Cell { write: true, .. });
+            if (write || o_write) && !me.hb.contains(o) {
+                return Err(self.race(o, id));
+            }
+        }
+        Ok(())
+    }
+
+    fn race(&self, a: EventId, b: EventId) -> Stop {
+        let g = &self.graph;
+        let (ea, eb) = (g.event(a), g.event(b));
+        let mut f = self.failure(
+            FailureKind::DataRace,
+            format!(
+                "data race on {}: `{}` (thread {}, {}) and `{}` (thread {}, {}) conflict and neither happens before the other",
+                ea.loc().map(|l| l.to_string()).unwrap_or_default(),
+                ea.describe(),
+                a.thread,
+                ea.src,
+                eb.describe(),
+                b.thread,
+                eb.src
+            ),
+            Some(b.thread),
+            vec![a, b],
+            Some(eb.src),
+        );
+        f.fix = Some(
+            "order the two accesses with happens-before: publish with a Release store (or fence) \
+             and read with an Acquire load (or fence) of the same atomic, or protect both with a Mutex"
+                .into(),
+        );
+        Stop::Failure(f)
+    }
+
+    /// The hb view of thread `t`'s latest event.
+    pub fn thread_view(&self, t: ThreadId) -> Clock {
+        MemoryModel::base_hb(&self.graph, t)
+    }
+}

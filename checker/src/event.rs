@@ -1,0 +1,587 @@
+//! Events: what one step of one thread did, as recorded in the execution graph.
+//!
+//! The runtime hands the checker an [`Op`] (what the thread asks to do); the
+//! checker turns it into one or two [`Event`]s (an RMW is a read part followed
+//! by a write part, as in GenMC) and answers with an [`OpResult`].
+
+use crate::clock::Clock;
+use std::fmt;
+use std::panic::Location;
+
+/// Index of a thread in one execution (0 is the thread that runs the model's closure).
+pub type ThreadId = u32;
+
+/// A value held by a memory location. Narrower atomics are zero-extended into it.
+pub type Value = u64;
+
+/// Where in the user's source an operation was issued (from `#[track_caller]`).
+pub type SourceLoc = &'static Location<'static>;
+
+/// What kind of object a location is.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LocKind {
+    /// An atomic object (reads and writes take part in rf and mo).
+    Atomic,
+    /// The lock word of a mutex (an atomic; its own writes do not count as
+    /// progress for spin-loop detection).
+    Mutex,
+    /// A tracked non-atomic cell: accesses are only checked for data races.
+    Cell,
+}
+
+/// A memory location: an atomic object or a tracked non-atomic cell.
+///
+/// Locations are named by the thread that allocated them and the allocation's
+/// rank in that thread, which is the same in every re-execution of the same
+/// program path, whatever the interleaving.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Loc(pub u64);
+
+impl Loc {
+    /// The location allocated as the `seq`-th allocation of `thread`.
+    pub fn new(thread: ThreadId, seq: u32) -> Loc {
+        Loc(((thread as u64) << 32) | seq as u64)
+    }
+    /// The thread that allocated the location.
+    pub fn thread(self) -> ThreadId {
+        (self.0 >> 32) as ThreadId
+    }
+    /// The allocation's rank within its thread.
+    pub fn seq(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "loc{}.{}", self.thread(), self.seq())
+    }
+}
+
+/// The position of an event: its thread and its index in program order.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId {
+    /// Thread of the event ([`EventId::INIT_THREAD`] for initial writes).
+    pub thread: ThreadId,
+    /// Index of the event in its thread's program order.
+    pub index: u32,
+}
+
+impl EventId {
+    /// Thread number used by the initial write of every location.
+    pub const INIT_THREAD: ThreadId = u32::MAX;
+    /// The initial write of the location an access refers to.
+    pub const INIT: EventId = EventId {
+        thread: EventId::INIT_THREAD,
+        index: 0,
+    };
+    /// Builds an event id.
+    pub fn new(thread: ThreadId, index: u32) -> EventId {
+        EventId { thread, index }
+    }
+    /// Whether this is the initial write of a location.
+    pub fn is_init(self) -> bool {
+        self.thread == EventId::INIT_THREAD
+    }
+}
+
+impl fmt::Debug for EventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_init() {
+            write!(f, "init")
+        } else {
+            write!(f, "T{}.{}", self.thread, self.index)
+        }
+    }
+}
+
+impl fmt::Display for EventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Memory order of an access or fence. `NonAtomic` marks plain accesses.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Order {
+    /// A plain (non-atomic) access.
+    NonAtomic,
+    /// `Ordering::Relaxed`.
+    Relaxed,
+    /// `Ordering::Acquire`.
+    Acquire,
+    /// `Ordering::Release`.
+    Release,
+    /// `Ordering::AcqRel`.
+    AcqRel,
+    /// `Ordering::SeqCst`.
+    SeqCst,
+}
+
+impl Order {
+    /// Whether the order has acquire semantics.
+    pub fn is_acquire(self) -> bool {
+        matches!(self, Order::Acquire | Order::AcqRel | Order::SeqCst)
+    }
+    /// Whether the order has release semantics.
+    pub fn is_release(self) -> bool {
+        matches!(self, Order::Release | Order::AcqRel | Order::SeqCst)
+    }
+    /// Whether the order is `SeqCst`.
+    pub fn is_sc(self) -> bool {
+        self == Order::SeqCst
+    }
+    /// Whether the access is atomic.
+    pub fn is_atomic(self) -> bool {
+        self != Order::NonAtomic
+    }
+    /// Short name used in reports ("rlx", "acq", ...).
+    pub fn short(self) -> &'static str {
+        match self {
+            Order::NonAtomic => "na",
+            Order::Relaxed => "rlx",
+            Order::Acquire => "acq",
+            Order::Release => "rel",
+            Order::AcqRel => "acq_rel",
+            Order::SeqCst => "sc",
+        }
+    }
+}
+
+/// Width and signedness of an atomic value, so RMW arithmetic wraps and
+/// min/max compare the way the Rust type does.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ValueType {
+    /// Width in bits (1 for `AtomicBool`, 8, 16, 32, 64).
+    pub bits: u8,
+    /// Whether min/max compare as signed integers.
+    pub signed: bool,
+}
+
+impl ValueType {
+    /// A 64-bit unsigned value (the default for tests and litmus programs).
+    pub const U64: ValueType = ValueType {
+        bits: 64,
+        signed: false,
+    };
+    /// Truncates `v` to this width.
+    pub fn mask(self, v: Value) -> Value {
+        if self.bits >= 64 {
+            v
+        } else {
+            v & ((1u64 << self.bits) - 1)
+        }
+    }
+    fn as_signed(self, v: Value) -> i64 {
+        if self.bits >= 64 {
+            v as i64
+        } else {
+            let shift = 64 - self.bits as u32;
+            ((v << shift) as i64) >> shift
+        }
+    }
+}
+
+/// The arithmetic of a read-modify-write.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum RmwOp {
+    /// `swap(v)`.
+    Swap(Value),
+    /// `fetch_add(v)` (wrapping).
+    Add(Value),
+    /// `fetch_sub(v)` (wrapping).
+    Sub(Value),
+    /// `fetch_and(v)`.
+    And(Value),
+    /// `fetch_nand(v)`.
+    Nand(Value),
+    /// `fetch_or(v)`.
+    Or(Value),
+    /// `fetch_xor(v)`.
+    Xor(Value),
+    /// `fetch_max(v)`.
+    Max(Value),
+    /// `fetch_min(v)`.
+    Min(Value),
+    /// `compare_exchange(expected, new)`; `weak` may fail spuriously.
+    Cas {
+        /// The value the location must hold for the exchange to happen.
+        expected: Value,
+        /// The value written on success.
+        new: Value,
+        /// Whether this is `compare_exchange_weak`.
+        weak: bool,
+    },
+}
+
+impl RmwOp {
+    /// The value the write part stores, or `None` if the operation does not
+    /// write when it reads `old` (a failed compare-exchange).
+    pub fn apply(self, ty: ValueType, old: Value) -> Option<Value> {
+        let v = match self {
+            RmwOp::Swap(v) => v,
+            RmwOp::Add(v) => old.wrapping_add(v),
+            RmwOp::Sub(v) => old.wrapping_sub(v),
+            RmwOp::And(v) => old & v,
+            RmwOp::Nand(v) => !(old & v),
+            RmwOp::Or(v) => old | v,
+            RmwOp::Xor(v) => old ^ v,
+            RmwOp::Max(v) => {
+                if ty.signed {
+                    if ty.as_signed(v) > ty.as_signed(old) {
+                        v
+                    } else {
+                        old
+                    }
+                } else {
+                    v.max(old)
+                }
+            }
+            RmwOp::Min(v) => {
+                if ty.signed {
+                    if ty.as_signed(v) < ty.as_signed(old) {
+                        v
+                    } else {
+                        old
+                    }
+                } else {
+                    v.min(old)
+                }
+            }
+            RmwOp::Cas { expected, new, .. } => {
+                if old == expected {
+                    new
+                } else {
+                    return None;
+                }
+            }
+        };
+        Some(ty.mask(v))
+    }
+
+    /// Short name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            RmwOp::Swap(_) => "swap",
+            RmwOp::Add(_) => "fetch_add",
+            RmwOp::Sub(_) => "fetch_sub",
+            RmwOp::And(_) => "fetch_and",
+            RmwOp::Nand(_) => "fetch_nand",
+            RmwOp::Or(_) => "fetch_or",
+            RmwOp::Xor(_) => "fetch_xor",
+            RmwOp::Max(_) => "fetch_max",
+            RmwOp::Min(_) => "fetch_min",
+            RmwOp::Cas { weak: false, .. } => "compare_exchange",
+            RmwOp::Cas { weak: true, .. } => "compare_exchange_weak",
+        }
+    }
+}
+
+/// A condition a read waits for: the thread does not take the step until a
+/// write it may read satisfies it (used for mutex acquisition).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Await {
+    /// Wait until the location holds this value.
+    ValueEq(Value),
+}
+
+impl Await {
+    /// Whether reading `v` satisfies the condition.
+    pub fn admits(self, v: Value) -> bool {
+        match self {
+            Await::ValueEq(x) => v == x,
+        }
+    }
+}
+
+/// What a thread asks the checker to do. Produced by the shim, one per
+/// operation on shared state.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// Allocate a location with an initial value.
+    Alloc {
+        /// The initial value.
+        init: Value,
+        /// What the location is.
+        kind: LocKind,
+    },
+    /// An atomic (or, with `Order::NonAtomic`, plain) load.
+    Load {
+        /// Location read.
+        loc: Loc,
+        /// Memory order.
+        order: Order,
+    },
+    /// An atomic (or plain) store.
+    Store {
+        /// Location written.
+        loc: Loc,
+        /// Memory order.
+        order: Order,
+        /// Value written.
+        value: Value,
+    },
+    /// A read-modify-write.
+    Rmw {
+        /// Location.
+        loc: Loc,
+        /// The arithmetic.
+        op: RmwOp,
+        /// Width and signedness of the value.
+        ty: ValueType,
+        /// Order when the write happens.
+        success: Order,
+        /// Order when it does not (failed compare-exchange).
+        failure: Order,
+        /// A condition the read must satisfy before the thread may take the step.
+        await_: Option<Await>,
+    },
+    /// A fence.
+    Fence {
+        /// Memory order (`Relaxed` is rejected by the shim like std does).
+        order: Order,
+    },
+    /// Access to tracked non-atomic memory (`UnsafeCell::with` / `with_mut`).
+    CellAccess {
+        /// The cell.
+        loc: Loc,
+        /// Whether the access may write.
+        write: bool,
+    },
+    /// Start a thread.
+    Spawn,
+    /// Wait for a thread to finish.
+    Join {
+        /// The thread waited for.
+        target: ThreadId,
+    },
+    /// `hint::spin_loop` / `thread::yield_now`: the thread waits for news.
+    Spin,
+}
+
+impl Op {
+    /// Whether taking this step involves a choice of the explorer (which
+    /// thread, which write to read, where in mo). Other operations are
+    /// applied as soon as the thread reaches them.
+    pub fn is_visible(&self) -> bool {
+        matches!(
+            self,
+            Op::Load { .. } | Op::Store { .. } | Op::Rmw { .. } | Op::Join { .. } | Op::Spin
+        )
+    }
+    /// The location an operation accesses, if any.
+    pub fn loc(&self) -> Option<Loc> {
+        match *self {
+            Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Rmw { loc, .. } | Op::CellAccess { loc, .. } => {
+                Some(loc)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The checker's answer to an [`Op`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum OpResult {
+    /// Nothing to return.
+    Done,
+    /// The value read (for an RMW, the old value).
+    Value(Value),
+    /// A compare-exchange: the value read and whether it exchanged.
+    Cas(Value, bool),
+    /// A location allocated.
+    Loc(Loc),
+    /// A thread started.
+    Thread(ThreadId),
+}
+
+/// What an event did.
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    /// First event of a thread; `parent` is the spawn event (none for thread 0).
+    Start {
+        /// The `Spawn` event that created the thread.
+        parent: Option<EventId>,
+    },
+    /// Last event of a finished thread.
+    End,
+    /// Created thread `child`.
+    Spawn {
+        /// The new thread.
+        child: ThreadId,
+    },
+    /// Waited for `target` to finish.
+    Join {
+        /// The thread joined.
+        target: ThreadId,
+    },
+    /// Allocated `loc`.
+    Alloc {
+        /// The location.
+        loc: Loc,
+        /// Its initial value.
+        init: Value,
+        /// What the location is.
+        kind: LocKind,
+    },
+    /// A read (alone or the read part of an RMW).
+    Read(ReadEvent),
+    /// A write (alone or the write part of an RMW).
+    Write(WriteEvent),
+    /// A fence.
+    Fence {
+        /// Its order.
+        order: Order,
+    },
+    /// An access to a tracked non-atomic cell (not part of rf/mo).
+    Cell {
+        /// The cell.
+        loc: Loc,
+        /// Whether it may write.
+        write: bool,
+    },
+    /// A spin-loop hint.
+    Spin,
+}
+
+/// A read.
+#[derive(Clone, Debug)]
+pub struct ReadEvent {
+    /// Location.
+    pub loc: Loc,
+    /// Order (for a failed compare-exchange, the failure order).
+    pub order: Order,
+    /// The write read from.
+    pub rf: EventId,
+    /// The value read (cached from `rf`).
+    pub value: Value,
+    /// For the read part of an RMW: the arithmetic (its write part follows in po
+    /// iff `rmw.apply(value)` writes and the read did not fail spuriously).
+    pub rmw: Option<(RmwOp, ValueType, Order)>,
+    /// A weak compare-exchange that failed although the value matched.
+    pub spurious: bool,
+    /// The condition the read waited for.
+    pub await_: Option<Await>,
+}
+
+impl ReadEvent {
+    /// Whether this read is followed by the write part of an RMW.
+    pub fn is_exclusive(&self) -> bool {
+        match self.rmw {
+            Some((op, ty, _)) => !self.spurious && op.apply(ty, self.value).is_some(),
+            None => false,
+        }
+    }
+}
+
+/// A write.
+#[derive(Clone, Debug)]
+pub struct WriteEvent {
+    /// Location.
+    pub loc: Loc,
+    /// Order.
+    pub order: Order,
+    /// Value written.
+    pub value: Value,
+    /// Whether this is the write part of an RMW (its read part is the po-previous event).
+    pub rmw: bool,
+}
+
+/// One event of the execution graph, with the views computed when it was added.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// What it did.
+    pub kind: EventKind,
+    /// The order in which events were added (TruSt's `<_G`).
+    pub stamp: u32,
+    /// Where the user's code issued it.
+    pub src: SourceLoc,
+    /// Events (po | rf)*-before it, itself included.
+    pub porf: Clock,
+    /// Events happening before it, itself included.
+    pub hb: Clock,
+    /// For writes: the view a reader acquires by reading it (release sequences, fences).
+    pub msg: Clock,
+    /// The thread's view at its last release fence, up to this event.
+    pub rel_fence: Clock,
+    /// What an acquire fence after this event would acquire (messages of relaxed reads so far).
+    pub acq_pending: Clock,
+    /// Whether the event was added with the explorer's default choice (TruSt maximality).
+    pub added_max: bool,
+    /// Whether a backward revisit may still delete or change it.
+    pub revisitable: bool,
+}
+
+impl Event {
+    /// The location accessed, if any.
+    pub fn loc(&self) -> Option<Loc> {
+        match &self.kind {
+            EventKind::Read(r) => Some(r.loc),
+            EventKind::Write(w) => Some(w.loc),
+            EventKind::Cell { loc, .. } => Some(*loc),
+            _ => None,
+        }
+    }
+    /// The read, if this is one.
+    pub fn as_read(&self) -> Option<&ReadEvent> {
+        match &self.kind {
+            EventKind::Read(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// The write, if this is one.
+    pub fn as_write(&self) -> Option<&WriteEvent> {
+        match &self.kind {
+            EventKind::Write(w) => Some(w),
+            _ => None,
+        }
+    }
+    /// Whether this event is a seq_cst access or fence.
+    pub fn is_sc(&self) -> bool {
+        match &self.kind {
+            EventKind::Read(r) => r.order.is_sc(),
+            EventKind::Write(w) => w.order.is_sc(),
+            EventKind::Fence { order } => order.is_sc(),
+            _ => false,
+        }
+    }
+    /// One-line description for reports ("load(acq) loc0.1 = 1").
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            EventKind::Start { .. } => "start".into(),
+            EventKind::End => "end".into(),
+            EventKind::Spawn { child } => format!("spawn T{child}"),
+            EventKind::Join { target } => format!("join T{target}"),
+            EventKind::Alloc { loc, init, kind } => format!(
+                "new {} {loc} = {init}",
+                match kind {
+                    LocKind::Atomic => "atomic",
+                    LocKind::Mutex => "mutex",
+                    LocKind::Cell => "cell",
+                }
+            ),
+            EventKind::Read(r) => {
+                let what = match r.rmw {
+                    Some((op, _, _)) if r.is_exclusive() => format!("{}.read", op.name()),
+                    Some((op, _, _)) if r.spurious => format!("{} (spurious failure)", op.name()),
+                    Some((op, _, _)) => format!("{} (failed)", op.name()),
+                    None if r.await_.is_some() => "lock".into(),
+                    None => "load".into(),
+                };
+                format!("{what}({}) {} = {} (rf {:?})", r.order.short(), r.loc, r.value, r.rf)
+            }
+            EventKind::Write(w) => format!(
+                "{}({}) {} := {}",
+                if w.rmw { "rmw.write" } else { "store" },
+                w.order.short(),
+                w.loc,
+                w.value
+            ),
+            EventKind::Fence { order } => format!("fence({})", order.short()),
+            EventKind::Cell { loc, write } => {
+                format!("{} {loc}", if *write { "cell write" } else { "cell read" })
+            }
+            EventKind::Spin => "spin".into(),
+        }
+    }
+}

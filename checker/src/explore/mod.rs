@@ -1,0 +1,73 @@
+//! Exploration strategies: who decides each choice of an execution.
+//!
+//! A strategy is told about every new choice point (which thread runs, which
+//! write a read reads, where a write goes in mo) and answers with the option
+//! to take now. Exhaustive strategies also remember the other options and
+//! set up the graph of the next execution in [`Strategy::next_execution`].
+//! A new strategy (PCT, say) is one file implementing this trait.
+
+pub mod random;
+pub mod reference;
+pub mod replay;
+pub mod trust;
+
+use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
+use crate::event::{EventId, ThreadId};
+use crate::graph::ExecutionGraph;
+use crate::model::MemoryModel;
+
+/// Decides the choices of each execution.
+pub trait Strategy {
+    /// The strategy's name in reports.
+    fn name(&self) -> &'static str;
+
+    /// Sets `graph` up for the next execution (the part of it to replay).
+    /// Returns false when there is nothing left to explore.
+    fn next_execution(&mut self, graph: &mut ExecutionGraph, model: MemoryModel) -> bool;
+
+    /// Picks the thread that adds the next event among `enabled` (ascending).
+    /// `None` when `enabled` is empty.
+    fn schedule(&mut self, graph: &ExecutionGraph, enabled: &[ThreadId], status: &[ThreadStatus]) -> Option<ThreadId>;
+
+    /// Picks the write the new read `read` (added with stamp `stamp`) reads,
+    /// among `choices` (in mo order; the last one reads the mo-maximal write).
+    fn choose_rf(&mut self, graph: &ExecutionGraph, read: EventId, stamp: u32, choices: &[RfChoice]) -> usize;
+
+    /// Picks the mo position of the new write `write` among `places`
+    /// (ascending; the last one makes it mo-maximal).
+    fn choose_mo(&mut self, graph: &ExecutionGraph, write: EventId, stamp: u32, places: &[usize]) -> usize;
+
+    /// Whether the strategy wants to see writes that only serve to compute
+    /// backward revisits (RMWs that break atomicity).
+    fn wants_revisits(&self) -> bool {
+        false
+    }
+
+    /// Whether the engine should offer every write and every mo position
+    /// (not only coherent ones) and judge graphs with the declarative axioms.
+    fn unfiltered(&self) -> bool {
+        false
+    }
+
+    /// A write was added (or moved in mo): the graph's newest event is `write`.
+    fn write_added(&mut self, _graph: &ExecutionGraph, _write: EventId, _model: MemoryModel) {}
+
+    /// The execution ended.
+    fn execution_done(&mut self, _graph: &ExecutionGraph, _end: ExecutionEnd) {}
+
+    /// Fraction of the exploration done, when the strategy can tell.
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+
+    /// Whether a replay met a choice its token did not hold.
+    fn diverged(&self) -> bool {
+        false
+    }
+
+    /// Number of distinct complete executions, when the strategy may visit
+    /// the same one more than once (the reference enumerator).
+    fn distinct_complete(&self) -> Option<u64> {
+        None
+    }
+}

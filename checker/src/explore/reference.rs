@@ -1,0 +1,120 @@
+//! The reference enumerator: slow and obviously correct.
+//!
+//! It tries every interleaving, lets every read read every write of its
+//! location and every write take every place in mo, and keeps a branch only
+//! while the graph satisfies the model's axioms as written in
+//! [`crate::model::relations`]. The same graph is reached many times (once
+//! per interleaving); complete graphs are told apart by their content, so
+//! [`Strategy::distinct_complete`] counts each consistent graph once. Tests
+//! check the optimal explorer against it.
+
+use super::Strategy;
+use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
+use crate::event::{EventId, ThreadId};
+use crate::graph::ExecutionGraph;
+use crate::model::MemoryModel;
+use std::collections::HashSet;
+
+/// Depth-first enumeration of every choice sequence.
+#[derive(Default)]
+pub struct Reference {
+    /// (option taken, number of options) at each decision of the current path.
+    path: Vec<(u32, u32)>,
+    pos: usize,
+    started: bool,
+    seen: HashSet<String>,
+}
+
+impl Reference {
+    /// A new enumerator.
+    pub fn new() -> Reference {
+        Reference::default()
+    }
+
+    fn decide(&mut self, n: usize) -> usize {
+        let c = if self.pos < self.path.len() {
+            self.path[self.pos].0 as usize
+        } else {
+            self.path.push((0, n as u32));
+            0
+        };
+        self.pos += 1;
+        c
+    }
+}
+
+/// A description of a graph that two graphs share iff they are the same
+/// execution (same events, same rf, same mo).
+pub fn canonical_key(g: &ExecutionGraph) -> String {
+    let mut s = String::new();
+    for t in 0..g.num_threads() as ThreadId {
+        s.push_str(&format!("T{t}:"));
+        for (i, e) in g.thread_events(t).iter().enumerate() {
+            s.push_str(&e.describe());
+            if let Some(w) = e.as_write() {
+                s.push_str(&format!("@{}", g.mo_position(w.loc, EventId::new(t, i as u32))));
+            }
+            s.push(';');
+        }
+        s.push('\n');
+    }
+    s
+}
+
+impl Strategy for Reference {
+    fn name(&self) -> &'static str {
+        "reference"
+    }
+
+    fn next_execution(&mut self, graph: &mut ExecutionGraph, _model: MemoryModel) -> bool {
+        if self.started {
+            // Odometer: advance the last decision that has options left.
+            self.path.truncate(self.pos);
+            loop {
+                match self.path.last_mut() {
+                    None => return false,
+                    Some((c, n)) if *c + 1 < *n => {
+                        *c += 1;
+                        break;
+                    }
+                    Some(_) => {
+                        self.path.pop();
+                    }
+                }
+            }
+        }
+        self.started = true;
+        self.pos = 0;
+        *graph = ExecutionGraph::new();
+        true
+    }
+
+    fn schedule(&mut self, _g: &ExecutionGraph, enabled: &[ThreadId], _s: &[ThreadStatus]) -> Option<ThreadId> {
+        if enabled.is_empty() {
+            return None;
+        }
+        Some(enabled[self.decide(enabled.len())])
+    }
+
+    fn choose_rf(&mut self, _g: &ExecutionGraph, _r: EventId, _s: u32, choices: &[RfChoice]) -> usize {
+        self.decide(choices.len())
+    }
+
+    fn choose_mo(&mut self, _g: &ExecutionGraph, _w: EventId, _s: u32, places: &[usize]) -> usize {
+        self.decide(places.len())
+    }
+
+    fn unfiltered(&self) -> bool {
+        true
+    }
+
+    fn execution_done(&mut self, g: &ExecutionGraph, end: ExecutionEnd) {
+        if end == ExecutionEnd::Complete {
+            self.seen.insert(canonical_key(g));
+        }
+    }
+
+    fn distinct_complete(&self) -> Option<u64> {
+        Some(self.seen.len() as u64)
+    }
+}

@@ -1,0 +1,281 @@
+//! The optimal exhaustive explorer, after TruSt (Kokologiannakis, Marmanis,
+//! Gladstein, Vafeiadis, POPL 2022) and GenMC's driver.
+//!
+//! Every event is added with a default choice (a read reads the mo-maximal
+//! write, a write goes mo-last); the other choices become *forward* items,
+//! replayed later from the graph cut back to that event's stamp. Each new
+//! write also tries to *revisit* earlier reads of its location that are not
+//! in its porf prefix: the graph is cut to the events added up to the read
+//! plus the write's prefix, and the read now reads the write. A revisit is
+//! taken only if everything it deletes was added with its default choice
+//! ("maximally"), which makes each consistent graph come up exactly once.
+//!
+//! Forward items only ever cut the current graph back, so they are kept as
+//! (stamp, choice). A revisit builds a new graph, explored as a nested level
+//! whose parent graph is saved until the level is done.
+
+use super::Strategy;
+use crate::clock::Clock;
+use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
+use crate::event::*;
+use crate::graph::ExecutionGraph;
+use crate::model::MemoryModel;
+
+enum Item {
+    /// Read `read` (stamp `stamp`) reads `choice` instead.
+    Rf {
+        read: EventId,
+        stamp: u32,
+        choice: RfChoice,
+    },
+    /// Write `write` (stamp `stamp`) goes to mo position `pos` instead.
+    Mo { write: EventId, stamp: u32, pos: usize },
+    /// A backward revisit, as the graph it produces.
+    Revisit(Box<ExecutionGraph>),
+}
+
+#[derive(Default)]
+struct Level {
+    /// The graph of this level, kept while a nested level runs.
+    saved: Option<ExecutionGraph>,
+    items: Vec<Item>,
+}
+
+/// The optimal exhaustive explorer.
+#[derive(Default)]
+pub struct Trust {
+    levels: Vec<Level>,
+    started: bool,
+    /// Items taken so far (for progress reporting).
+    taken: u64,
+}
+
+impl Trust {
+    /// A new explorer.
+    pub fn new() -> Trust {
+        Trust::default()
+    }
+
+    fn push(&mut self, item: Item) {
+        self.levels.last_mut().expect("a level").items.push(item);
+    }
+}
+
+/// The events a backward revisit of `r` by `w` keeps: those added up to `r`,
+/// and the porf prefix of `w`.
+fn revisit_view(g: &ExecutionGraph, r: EventId, w: EventId) -> Clock {
+    let rs = g.event(r).stamp;
+    let mut v = g.event(w).porf.clone();
+    for t in 0..g.num_threads() as ThreadId {
+        let n = g.thread_events(t).iter().take_while(|e| e.stamp <= rs).count() as u32;
+        if n > 0 {
+            v.include(EventId::new(t, n - 1));
+        }
+    }
+    v
+}
+
+/// Whether some write of `loc` mo-after `after` (other than `except`) is in `v`.
+fn co_after_in(g: &ExecutionGraph, loc: Loc, after: EventId, except: EventId, v: &Clock) -> bool {
+    let d = g.loc(loc).expect("loc");
+    let start = g.mo_position(loc, after); // index into d.mo of the first write after `after`
+    d.mo[start..].iter().any(|&s| s != except && v.contains(s))
+}
+
+/// TruSt's condition for the revisit of `r` by `w` keeping `v`: every event
+/// it deletes, and `r` itself, was added maximally, has not been frozen by
+/// an earlier revisit, and stays maximal with respect to what is kept.
+fn is_maximal_extension(g: &ExecutionGraph, r: EventId, w: EventId, v: &Clock) -> bool {
+    let we = g.event(w).as_write().expect("revisiting write");
+    // Revisits must not differ only in where w sits among deleted writes.
+    if !we.rmw {
+        let d = g.loc(we.loc).expect("loc");
+        let p = g.mo_position(we.loc, w);
+        if let Some(&succ) = d.mo.get(p) {
+            if !v.contains(succ) {
+                return false;
+            }
+        }
+    }
+    for (id, e) in g.events() {
+        if id != r && v.contains(id) {
+            continue;
+        }
+        if !e.revisitable || !e.added_max {
+            return false;
+        }
+        match &e.kind {
+            EventKind::Read(rd) => {
+                if co_after_in(g, rd.loc, rd.rf, w, v) {
+                    return false;
+                }
+            }
+            EventKind::Write(wr) => {
+                if co_after_in(g, wr.loc, id, w, v) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+impl Strategy for Trust {
+    fn name(&self) -> &'static str {
+        "exhaustive"
+    }
+
+    fn next_execution(&mut self, graph: &mut ExecutionGraph, model: MemoryModel) -> bool {
+        if !self.started {
+            self.started = true;
+            self.levels.push(Level::default());
+            *graph = ExecutionGraph::new();
+            return true;
+        }
+        loop {
+            let item = self.levels.last_mut().and_then(|l| l.items.pop());
+            match item {
+                Some(Item::Rf { read, stamp, choice }) => {
+                    self.taken += 1;
+                    graph.restrict_to_stamp(stamp);
+                    graph.set_rf(read, choice.write, model.sc_sync());
+                    let e = graph.event_mut(read);
+                    e.added_max = false;
+                    if let EventKind::Read(r) = &mut e.kind {
+                        r.spurious = choice.spurious;
+                    }
+                    return true;
+                }
+                Some(Item::Mo { write, stamp, pos }) => {
+                    self.taken += 1;
+                    graph.restrict_to_stamp(stamp);
+                    let loc = graph.event(write).as_write().expect("write").loc;
+                    graph.move_mo(loc, write, pos);
+                    graph.event_mut(write).added_max = false;
+                    self.write_added(graph, write, model);
+                    return true;
+                }
+                Some(Item::Revisit(g1)) => {
+                    self.taken += 1;
+                    let parent = std::mem::replace(graph, *g1);
+                    self.levels.last_mut().expect("level").saved = Some(parent);
+                    self.levels.push(Level::default());
+                    return true;
+                }
+                None => {
+                    if self.levels.len() <= 1 {
+                        return false;
+                    }
+                    self.levels.pop();
+                    *graph = self
+                        .levels
+                        .last_mut()
+                        .expect("parent level")
+                        .saved
+                        .take()
+                        .expect("parent graph saved");
+                }
+            }
+        }
+    }
+
+    fn schedule(&mut self, _g: &ExecutionGraph, enabled: &[ThreadId], _s: &[ThreadStatus]) -> Option<ThreadId> {
+        // next_P: the leftmost thread that can take a step.
+        enabled.first().copied()
+    }
+
+    fn choose_rf(&mut self, _g: &ExecutionGraph, read: EventId, stamp: u32, choices: &[RfChoice]) -> usize {
+        let last = choices.len() - 1;
+        for &choice in &choices[..last] {
+            self.push(Item::Rf { read, stamp, choice });
+        }
+        last
+    }
+
+    fn choose_mo(&mut self, _g: &ExecutionGraph, write: EventId, stamp: u32, places: &[usize]) -> usize {
+        let last = places.len() - 1;
+        for &pos in &places[..last] {
+            self.push(Item::Mo { write, stamp, pos });
+        }
+        last
+    }
+
+    fn wants_revisits(&self) -> bool {
+        true
+    }
+
+    fn write_added(&mut self, g: &ExecutionGraph, w: EventId, model: MemoryModel) {
+        let we = g.event(w);
+        let wr = we.as_write().expect("write").clone();
+        let loc = wr.loc;
+        let prefix = &we.porf;
+        let mut reads: Vec<EventId> = g
+            .loc(loc)
+            .expect("loc")
+            .reads
+            .iter()
+            .copied()
+            .filter(|&r| !prefix.contains(r) && g.event(r).revisitable)
+            .collect();
+        if wr.rmw {
+            // An RMW that read a write another RMW already read: only revisits
+            // that delete that other RMW can give a consistent graph.
+            let rd = EventId::new(w.thread, w.index - 1);
+            let src = g.event(rd).as_read().expect("read part").rf;
+            if let Some(other) = g.rmw_reader_of(loc, src, Some(rd)) {
+                let s = g.event(other).stamp;
+                reads.retain(|&r| g.event(r).stamp <= s);
+            }
+        }
+        reads.sort_by_key(|&r| std::cmp::Reverse(g.event(r).stamp));
+        let wpos = g.mo_position(loc, w);
+        for r in reads {
+            let re = g.event(r).as_read().expect("read").clone();
+            // Coherence of r reading w: w at or after what r's hb forces.
+            let base = if r.index > 0 {
+                g.event(EventId::new(r.thread, r.index - 1)).hb.clone()
+            } else {
+                Clock::new()
+            };
+            if wpos < MemoryModel::coherence_floor(g, loc, &base, Some(r)) {
+                continue;
+            }
+            let v = revisit_view(g, r, w);
+            if !is_maximal_extension(g, r, w, &v) {
+                continue;
+            }
+            let mut g1 = g.clone();
+            g1.restrict_to_view(&v);
+            g1.set_rf(r, w, model.sc_sync());
+            if let EventKind::Read(rd) = &mut g1.event_mut(r).kind {
+                rd.spurious = false;
+            }
+            for t in 0..g1.num_threads() as ThreadId {
+                for i in 0..g1.thread_len(t) {
+                    let id = EventId::new(t, i);
+                    if prefix.contains(id) {
+                        g1.event_mut(id).revisitable = false;
+                    }
+                }
+            }
+            let value = g1.write_value(loc, w);
+            if re.await_.is_some_and(|a| !a.admits(value)) {
+                // A mutex read that now sees the mutex held: the thread waits instead.
+                let mut keep = v.clone();
+                keep.clamp(|t| if t == r.thread { r.index } else { u32::MAX });
+                g1.restrict_to_view(&keep);
+            }
+            if model.check_graph(&g1).is_err() {
+                continue;
+            }
+            self.push(Item::Revisit(Box::new(g1)));
+        }
+    }
+
+    fn execution_done(&mut self, _g: &ExecutionGraph, _end: ExecutionEnd) {}
+
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+}

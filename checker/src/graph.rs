@@ -1,0 +1,438 @@
+//! The execution graph: events per thread in program order, reads-from (each
+//! read names its write) and modification order (each location keeps its
+//! writes in mo order, the initial write implicitly first).
+//!
+//! The graph also computes the views of every event when it is added (see
+//! [`ExecutionGraph::compute_views`]); each rule there cites the RC11
+//! definition it implements.
+
+use crate::clock::Clock;
+use crate::event::*;
+use std::collections::BTreeMap;
+
+/// Per-location bookkeeping.
+#[derive(Clone, Debug)]
+pub struct LocData {
+    /// The initial value.
+    pub init: Value,
+    /// What the location is.
+    pub kind: LocKind,
+    /// The allocation event.
+    pub alloc: EventId,
+    /// Writes in modification order (the initial write is implicitly first).
+    pub mo: Vec<EventId>,
+    /// Reads of this location (any order).
+    pub reads: Vec<EventId>,
+    /// Cell accesses (for tracked cells).
+    pub cells: Vec<EventId>,
+}
+
+/// The events of one thread.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadEvents {
+    /// Events in program order.
+    pub events: Vec<Event>,
+}
+
+/// An execution graph.
+#[derive(Clone, Debug, Default)]
+pub struct ExecutionGraph {
+    threads: Vec<Option<ThreadEvents>>,
+    locs: BTreeMap<Loc, LocData>,
+    next_stamp: u32,
+}
+
+/// The views of an event about to be added.
+pub struct Views {
+    /// (po | rf)* predecessors.
+    pub porf: Clock,
+    /// happens-before predecessors.
+    pub hb: Clock,
+    /// Release-sequence message (writes).
+    pub msg: Clock,
+    /// View at the thread's last release fence.
+    pub rel_fence: Clock,
+    /// Pending acquire view for a later acquire fence.
+    pub acq_pending: Clock,
+}
+
+impl ExecutionGraph {
+    /// An empty graph.
+    pub fn new() -> ExecutionGraph {
+        ExecutionGraph::default()
+    }
+
+    /// Number of thread slots (some may be empty after a restriction).
+    pub fn num_threads(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Whether thread `t` exists in the graph.
+    pub fn has_thread(&self, t: ThreadId) -> bool {
+        matches!(self.threads.get(t as usize), Some(Some(_)))
+    }
+
+    /// Number of events of thread `t`.
+    pub fn thread_len(&self, t: ThreadId) -> u32 {
+        match self.threads.get(t as usize) {
+            Some(Some(th)) => th.events.len() as u32,
+            _ => 0,
+        }
+    }
+
+    /// The events of thread `t`.
+    pub fn thread_events(&self, t: ThreadId) -> &[Event] {
+        match self.threads.get(t as usize) {
+            Some(Some(th)) => &th.events,
+            _ => &[],
+        }
+    }
+
+    /// The event at `e` (not an initial write).
+    #[inline]
+    pub fn event(&self, e: EventId) -> &Event {
+        &self.threads[e.thread as usize].as_ref().expect("thread exists").events[e.index as usize]
+    }
+
+    /// The event at `e`, mutably.
+    #[inline]
+    pub fn event_mut(&mut self, e: EventId) -> &mut Event {
+        &mut self.threads[e.thread as usize].as_mut().expect("thread exists").events[e.index as usize]
+    }
+
+    /// Whether `e` is in the graph (initial writes always are).
+    pub fn contains(&self, e: EventId) -> bool {
+        e.is_init() || e.index < self.thread_len(e.thread)
+    }
+
+    /// All events, thread by thread.
+    pub fn events(&self) -> impl Iterator<Item = (EventId, &Event)> {
+        self.threads.iter().enumerate().flat_map(|(t, th)| {
+            th.iter().flat_map(move |th| {
+                th.events
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, e)| (EventId::new(t as ThreadId, i as u32), e))
+            })
+        })
+    }
+
+    /// Total number of events.
+    pub fn len(&self) -> usize {
+        self.threads.iter().flatten().map(|t| t.events.len()).sum()
+    }
+
+    /// Whether the graph has no events.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The stamp the next added event gets.
+    pub fn next_stamp(&self) -> u32 {
+        self.next_stamp
+    }
+
+    /// Location data.
+    pub fn loc(&self, loc: Loc) -> Option<&LocData> {
+        self.locs.get(&loc)
+    }
+
+    /// All locations.
+    pub fn locs(&self) -> impl Iterator<Item = (&Loc, &LocData)> {
+        self.locs.iter()
+    }
+
+    /// The value written by `w` to `loc` (`w` may be the initial write).
+    pub fn write_value(&self, loc: Loc, w: EventId) -> Value {
+        if w.is_init() {
+            self.locs[&loc].init
+        } else {
+            self.event(w).as_write().expect("rf names a write").value
+        }
+    }
+
+    /// Position of `w` in the mo of `loc`: 0 for the initial write, i + 1 for `mo[i]`.
+    pub fn mo_position(&self, loc: Loc, w: EventId) -> usize {
+        if w.is_init() {
+            return 0;
+        }
+        let mo = &self.locs[&loc].mo;
+        mo.iter().position(|&x| x == w).expect("write is in mo") + 1
+    }
+
+    /// The write at mo position `pos` of `loc`.
+    pub fn mo_at(&self, loc: Loc, pos: usize) -> EventId {
+        if pos == 0 {
+            EventId::INIT
+        } else {
+            self.locs[&loc].mo[pos - 1]
+        }
+    }
+
+    /// The mo-maximal write of `loc`.
+    pub fn mo_max(&self, loc: Loc) -> EventId {
+        self.locs[&loc].mo.last().copied().unwrap_or(EventId::INIT)
+    }
+
+    /// The RMW read part (other than `except`) that reads from `w`, if any:
+    /// such a write is "consumed" and no other RMW may read it (atomicity).
+    pub fn rmw_reader_of(&self, loc: Loc, w: EventId, except: Option<EventId>) -> Option<EventId> {
+        self.locs[&loc].reads.iter().copied().find(|&r| {
+            Some(r) != except && {
+                let re = self.event(r).as_read().expect("reads list holds reads");
+                re.rf == w && re.is_exclusive() && self.contains(EventId::new(r.thread, r.index + 1))
+            }
+        })
+    }
+
+    /// Thread slot for a new thread: the smallest free one.
+    pub fn free_thread_slot(&self) -> ThreadId {
+        self.threads
+            .iter()
+            .position(|t| t.is_none())
+            .unwrap_or(self.threads.len()) as ThreadId
+    }
+
+    /// Computes the views of an event of kind `kind` about to be appended to
+    /// thread `t`. `sc_sync` makes every atomic access acquire/release (the
+    /// `sc` model).
+    pub fn compute_views(&self, t: ThreadId, kind: &EventKind, sc_sync: bool) -> Views {
+        let me = EventId::new(t, self.thread_len(t));
+        let prev = if me.index > 0 {
+            Some(self.event(EventId::new(t, me.index - 1)))
+        } else {
+            None
+        };
+        let mut v = match prev {
+            Some(p) => Views {
+                porf: p.porf.clone(),
+                hb: p.hb.clone(),
+                msg: Clock::new(),
+                rel_fence: p.rel_fence.clone(),
+                acq_pending: p.acq_pending.clone(),
+            },
+            None => Views {
+                porf: Clock::new(),
+                hb: Clock::new(),
+                msg: Clock::new(),
+                rel_fence: Clock::new(),
+                acq_pending: Clock::new(),
+            },
+        };
+        match kind {
+            // A thread starts after its spawn: asw ⊆ sw, and (spawn, start) ∈ porf.
+            EventKind::Start { parent: Some(sp) } => {
+                let s = self.event(*sp);
+                v.porf.join(&s.porf);
+                v.hb.join(&s.hb);
+            }
+            // Joining synchronizes with the end of the joined thread.
+            EventKind::Join { target } => {
+                let end = EventId::new(*target, self.thread_len(*target) - 1);
+                let e = self.event(end);
+                v.porf.join(&e.porf);
+                v.hb.join(&e.hb);
+            }
+            // A read is porf-after its write. An acquire read reading a write
+            // w synchronizes with the head of every release sequence w is in
+            // (sw = [rel]; ([F]; po)?; rs; rf; [R]; (po; [F])?; [acq]):
+            // msg(w) holds exactly those heads' views (with their fences).
+            // A relaxed read keeps msg(w) for a later acquire fence.
+            EventKind::Read(r) => {
+                if !r.rf.is_init() {
+                    let w = self.event(r.rf);
+                    v.porf.join(&w.porf);
+                    if r.order.is_atomic() {
+                        if r.order.is_acquire() || sc_sync {
+                            v.hb.join(&w.msg);
+                        } else {
+                            v.acq_pending.join(&w.msg);
+                        }
+                    }
+                }
+            }
+            // An acquire fence acquires what the relaxed reads before it read.
+            EventKind::Fence { order } => {
+                if order.is_acquire() {
+                    let pend = v.acq_pending.clone();
+                    v.hb.join(&pend);
+                }
+            }
+            _ => {}
+        }
+        v.porf.include(me);
+        v.hb.include(me);
+        match kind {
+            // A release fence: later atomic writes carry the view it had.
+            EventKind::Fence { order } if order.is_release() => {
+                v.rel_fence = v.hb.clone();
+            }
+            // msg of a write: its own view if it is a release write; else the
+            // view of the last release fence before it (fence-to-read sw); an
+            // RMW also continues the release sequences of the write it read
+            // (C++20 rs = [W]; (rf; rmw)*).
+            EventKind::Write(w) if w.order.is_atomic() => {
+                if w.order.is_release() || sc_sync {
+                    v.msg = v.hb.clone();
+                } else {
+                    v.msg = v.rel_fence.clone();
+                }
+                if w.rmw {
+                    let rd = self.event(EventId::new(t, me.index - 1));
+                    let rf = rd.as_read().expect("rmw write follows its read").rf;
+                    if !rf.is_init() {
+                        let src = self.event(rf).msg.clone();
+                        v.msg.join(&src);
+                    }
+                }
+            }
+            _ => {}
+        }
+        v
+    }
+
+    /// Appends an event to thread `t` (creating the thread if needed) and
+    /// indexes it by location. The caller sets mo for writes with
+    /// [`ExecutionGraph::insert_mo`].
+    pub fn push_event(
+        &mut self,
+        t: ThreadId,
+        kind: EventKind,
+        src: SourceLoc,
+        views: Views,
+        added_max: bool,
+    ) -> EventId {
+        let ti = t as usize;
+        if self.threads.len() <= ti {
+            self.threads.resize(ti + 1, None);
+        }
+        let th = self.threads[ti].get_or_insert_with(ThreadEvents::default);
+        let id = EventId::new(t, th.events.len() as u32);
+        match &kind {
+            EventKind::Alloc {
+                loc,
+                init,
+                kind: kind_of,
+            } => {
+                let kind_of = *kind_of;
+                self.locs.insert(
+                    *loc,
+                    LocData {
+                        init: *init,
+                        kind: kind_of,
+                        alloc: id,
+                        mo: Vec::new(),
+                        reads: Vec::new(),
+                        cells: Vec::new(),
+                    },
+                );
+            }
+            EventKind::Read(r) => self.locs.get_mut(&r.loc).expect("loc").reads.push(id),
+            EventKind::Cell { loc, .. } => self.locs.get_mut(loc).expect("loc").cells.push(id),
+            _ => {}
+        }
+        let th = self.threads[ti].as_mut().expect("thread");
+        th.events.push(Event {
+            kind,
+            stamp: self.next_stamp,
+            src,
+            porf: views.porf,
+            hb: views.hb,
+            msg: views.msg,
+            rel_fence: views.rel_fence,
+            acq_pending: views.acq_pending,
+            added_max,
+            revisitable: true,
+        });
+        self.next_stamp += 1;
+        id
+    }
+
+    /// Places write `w` at mo position `pos` (1 = right after the initial write).
+    pub fn insert_mo(&mut self, loc: Loc, w: EventId, pos: usize) {
+        let mo = &mut self.locs.get_mut(&loc).expect("loc").mo;
+        mo.insert(pos - 1, w);
+    }
+
+    /// Moves write `w` to mo position `pos` (positions counted without `w`).
+    pub fn move_mo(&mut self, loc: Loc, w: EventId, pos: usize) {
+        let mo = &mut self.locs.get_mut(&loc).expect("loc").mo;
+        let i = mo.iter().position(|&x| x == w).expect("write in mo");
+        mo.remove(i);
+        mo.insert(pos - 1, w);
+    }
+
+    /// Makes read `r` read from `w`, recomputing its value and views.
+    /// `r` must be the last event of its thread.
+    pub fn set_rf(&mut self, r: EventId, w: EventId, sc_sync: bool) {
+        let loc = self.event(r).as_read().expect("read").loc;
+        let value = self.write_value(loc, w);
+        let mut kind = self.event(r).kind.clone();
+        if let EventKind::Read(rd) = &mut kind {
+            rd.rf = w;
+            rd.value = value;
+        }
+        // Recompute the views as if the read were appended anew.
+        let th = self.threads[r.thread as usize].as_mut().expect("thread");
+        let saved = th.events.pop().expect("read is last");
+        debug_assert_eq!(th.events.len() as u32, r.index);
+        let views = self.compute_views(r.thread, &kind, sc_sync);
+        let th = self.threads[r.thread as usize].as_mut().expect("thread");
+        th.events.push(Event {
+            kind,
+            porf: views.porf,
+            hb: views.hb,
+            msg: views.msg,
+            rel_fence: views.rel_fence,
+            acq_pending: views.acq_pending,
+            ..saved
+        });
+    }
+
+    /// Keeps only the events with a stamp at most `stamp`.
+    pub fn restrict_to_stamp(&mut self, stamp: u32) {
+        for th in self.threads.iter_mut() {
+            if let Some(t) = th {
+                let keep = t.events.iter().take_while(|e| e.stamp <= stamp).count();
+                t.events.truncate(keep);
+                if keep == 0 {
+                    *th = None;
+                }
+            }
+        }
+        self.reindex();
+        self.next_stamp = stamp + 1;
+    }
+
+    /// Keeps only the events in `view` (which must be downward closed).
+    pub fn restrict_to_view(&mut self, view: &Clock) {
+        for (t, th) in self.threads.iter_mut().enumerate() {
+            if let Some(tt) = th {
+                let keep = view.get(t as ThreadId) as usize;
+                tt.events.truncate(keep);
+                if keep == 0 {
+                    *th = None;
+                }
+            }
+        }
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        while matches!(self.threads.last(), Some(None)) {
+            self.threads.pop();
+        }
+        let lens: Vec<u32> = (0..self.threads.len())
+            .map(|t| self.thread_len(t as ThreadId))
+            .collect();
+        let live = |e: &EventId| e.index < lens.get(e.thread as usize).copied().unwrap_or(0);
+        self.locs.retain(|_, d| live(&d.alloc));
+        for d in self.locs.values_mut() {
+            d.mo.retain(live);
+            d.reads.retain(live);
+            d.cells.retain(live);
+        }
+        let max = self.events().map(|(_, e)| e.stamp).max();
+        self.next_stamp = max.map_or(0, |m| m + 1);
+    }
+}

@@ -1,0 +1,21 @@
+//! The scopecheck engine: events, execution graphs, memory models,
+//! exploration strategies and race analysis.
+//!
+//! This crate knows nothing about the shim's types or the coroutine runtime;
+//! it receives [`event::Op`]s through [`engine::Engine`] and answers them.
+
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod engine;
+pub mod event;
+pub mod explore;
+pub mod failure;
+pub mod graph;
+pub mod model;
+pub mod token;
+
+pub use engine::{Engine, ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
+pub use event::{Op, OpResult};
+pub use failure::{Failure, FailureKind};
+pub use model::MemoryModel;

@@ -1,0 +1,143 @@
+//! Memory models: which writes a read may read, where a write may go in mo,
+//! and whether a graph is consistent.
+//!
+//! The explorer asks the incremental questions ([`MemoryModel::rf_candidates`],
+//! [`MemoryModel::mo_placements`], [`MemoryModel::check_graph`]); the
+//! reference enumerator asks only [`MemoryModel::consistent_declarative`],
+//! which derives every relation from scratch.
+
+pub mod relations;
+
+use crate::event::*;
+use crate::graph::ExecutionGraph;
+use relations::{Axiom, Relations};
+
+/// A memory model the checker can explore under.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum MemoryModel {
+    /// Sequential consistency: acyclic(po ∪ rf ∪ mo ∪ fr). Every atomic
+    /// access synchronizes as if it were seq_cst.
+    Sc,
+    /// RC11 (Lahav et al., PLDI 2017) with C++20 release sequences.
+    #[default]
+    Rc11,
+}
+
+impl MemoryModel {
+    /// The model's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Rc11 => "rc11",
+        }
+    }
+
+    /// Parses a model name.
+    pub fn from_name(s: &str) -> Option<MemoryModel> {
+        match s {
+            "sc" => Some(MemoryModel::Sc),
+            "rc11" => Some(MemoryModel::Rc11),
+            _ => None,
+        }
+    }
+
+    /// Whether every atomic access synchronizes like seq_cst.
+    pub fn sc_sync(self) -> bool {
+        self == MemoryModel::Sc
+    }
+
+    /// The mo position every access of thread `t` at `loc` must be at or
+    /// after, given `hb` (the view of its po-predecessor): the mo-maximal of
+    /// the writes in `hb` and of the writes read by reads in `hb`. This is
+    /// what irreflexive(hb ; eco?) asks of a new access (CoWW, CoWR, CoRW, CoRR).
+    pub fn coherence_floor(g: &ExecutionGraph, loc: Loc, hb: &crate::clock::Clock, skip: Option<EventId>) -> usize {
+        let d = g.loc(loc).expect("accessed location exists");
+        let mut floor = 0;
+        for (i, w) in d.mo.iter().enumerate().rev() {
+            if hb.contains(*w) {
+                floor = i + 1;
+                break;
+            }
+        }
+        for &r in &d.reads {
+            if Some(r) == skip || !hb.contains(r) {
+                continue;
+            }
+            let rf = g.event(r).as_read().expect("read").rf;
+            let p = g.mo_position(loc, rf);
+            if p > floor {
+                floor = p;
+            }
+        }
+        floor
+    }
+
+    /// The writes the read that thread `t` is about to add at `loc` may read
+    /// under the coherence axiom, in mo order (initial write first). For `sc`
+    /// and for seq_cst the caller still filters them with [`Self::check_graph`].
+    pub fn rf_candidates(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<EventId> {
+        let hb = Self::base_hb(g, t);
+        let floor = Self::coherence_floor(g, loc, &hb, None);
+        let n = g.loc(loc).expect("loc").mo.len();
+        (floor..=n).map(|p| g.mo_at(loc, p)).collect()
+    }
+
+    /// The mo positions (as for [`ExecutionGraph::insert_mo`]) where a plain
+    /// write of thread `t` at `loc` may go: after the coherence floor, and
+    /// never between an RMW's write and the write it read.
+    pub fn mo_placements(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<usize> {
+        let hb = Self::base_hb(g, t);
+        let floor = Self::coherence_floor(g, loc, &hb, None);
+        let d = g.loc(loc).expect("loc");
+        let n = d.mo.len();
+        (floor + 1..=n + 1)
+            .filter(|&p| {
+                // inserting at p puts the write between mo positions p-1 and p
+                p > n || !g.event(d.mo[p - 1]).as_write().expect("write").rmw || {
+                    // mo[p-1] is an RMW write: it must stay right after what it read
+                    let w = d.mo[p - 1];
+                    let rd = g
+                        .event(EventId::new(w.thread, w.index - 1))
+                        .as_read()
+                        .expect("rmw read");
+                    g.mo_position(loc, rd.rf) != p - 1
+                }
+            })
+            .collect()
+    }
+
+    /// The hb view of the po-predecessor of thread `t`'s next event.
+    pub fn base_hb(g: &ExecutionGraph, t: ThreadId) -> crate::clock::Clock {
+        let n = g.thread_len(t);
+        if n == 0 {
+            crate::clock::Clock::new()
+        } else {
+            g.event(EventId::new(t, n - 1)).hb.clone()
+        }
+    }
+
+    /// The axioms the incremental construction does not guarantee by itself:
+    /// psc acyclicity for `rc11` (only when two seq_cst events exist), the
+    /// whole of SC for `sc`.
+    pub fn check_graph(self, g: &ExecutionGraph) -> Result<(), Axiom> {
+        match self {
+            MemoryModel::Sc => Relations::of(g, true).check(g, true),
+            MemoryModel::Rc11 => {
+                if g.events().filter(|(_, e)| e.is_sc()).nth(1).is_none() {
+                    return Ok(());
+                }
+                let rel = Relations::of(g, false);
+                if rel.psc(g).has_cycle() {
+                    Err(Axiom::Psc)
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// Every axiom of the model, from the definitions alone.
+    pub fn consistent_declarative(self, g: &ExecutionGraph) -> Result<(), Axiom> {
+        Relations::of(g, self.sc_sync()).check(g, self == MemoryModel::Sc)
+    }
+}

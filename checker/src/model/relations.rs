@@ -1,0 +1,365 @@
+//! Relations over the events of a graph as bit matrices, and the memory
+//! models' axioms written directly from their definitions.
+//!
+//! This is the slow, obviously-correct side of the checker: it derives hb,
+//! eco, psc, ... from po, rf and mo alone, never from the incremental views
+//! the explorer keeps. The reference enumerator judges every graph with it,
+//! and the explorer uses it for the seq_cst (psc) axiom and for `sc`.
+
+use crate::event::*;
+use crate::graph::ExecutionGraph;
+
+/// A binary relation over `n` nodes, as a bit matrix.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Rel {
+    n: usize,
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Rel {
+    /// The empty relation over `n` nodes.
+    pub fn new(n: usize) -> Rel {
+        let words = n.div_ceil(64).max(1);
+        Rel {
+            n,
+            words,
+            bits: vec![0; n * words],
+        }
+    }
+    /// Adds the pair (a, b).
+    #[inline]
+    pub fn add(&mut self, a: usize, b: usize) {
+        self.bits[a * self.words + b / 64] |= 1 << (b % 64);
+    }
+    /// Whether (a, b) is in the relation.
+    #[inline]
+    pub fn has(&self, a: usize, b: usize) -> bool {
+        self.bits[a * self.words + b / 64] & (1 << (b % 64)) != 0
+    }
+    fn row(&self, a: usize) -> &[u64] {
+        &self.bits[a * self.words..(a + 1) * self.words]
+    }
+    /// Union in place.
+    pub fn union_with(&mut self, o: &Rel) {
+        for (x, y) in self.bits.iter_mut().zip(&o.bits) {
+            *x |= *y;
+        }
+    }
+    /// Relational composition `self ; o`.
+    pub fn compose(&self, o: &Rel) -> Rel {
+        let mut r = Rel::new(self.n);
+        for a in 0..self.n {
+            for b in 0..self.n {
+                if self.has(a, b) {
+                    let (w, ow) = (self.words, o.row(b));
+                    let dst = &mut r.bits[a * w..(a + 1) * w];
+                    for (d, s) in dst.iter_mut().zip(ow) {
+                        *d |= *s;
+                    }
+                }
+            }
+        }
+        r
+    }
+    /// Transitive closure (Warshall).
+    pub fn closure(&self) -> Rel {
+        let mut r = self.clone();
+        let w = self.words;
+        for k in 0..self.n {
+            let rowk: Vec<u64> = r.row(k).to_vec();
+            for a in 0..self.n {
+                if r.has(a, k) {
+                    for (d, s) in r.bits[a * w..(a + 1) * w].iter_mut().zip(&rowk) {
+                        *d |= *s;
+                    }
+                }
+            }
+        }
+        r
+    }
+    /// Whether some node is related to itself.
+    pub fn is_reflexive_somewhere(&self) -> bool {
+        (0..self.n).any(|a| self.has(a, a))
+    }
+    /// Whether the relation has a cycle.
+    pub fn has_cycle(&self) -> bool {
+        self.closure().is_reflexive_somewhere()
+    }
+    /// The relation restricted to pairs whose ends satisfy the predicates.
+    pub fn filter(&self, keep: impl Fn(usize, usize) -> bool) -> Rel {
+        let mut r = Rel::new(self.n);
+        for a in 0..self.n {
+            for b in 0..self.n {
+                if self.has(a, b) && keep(a, b) {
+                    r.add(a, b);
+                }
+            }
+        }
+        r
+    }
+    /// Adds the identity on the nodes that satisfy `p` (turns R into R? on them).
+    pub fn with_identity(&self, p: impl Fn(usize) -> bool) -> Rel {
+        let mut r = self.clone();
+        for a in 0..self.n {
+            if p(a) {
+                r.add(a, a);
+            }
+        }
+        r
+    }
+}
+
+/// A violated axiom, for diagnostics.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Axiom {
+    /// irreflexive(hb ; eco?)
+    Coherence,
+    /// rmw ∩ (fr ; mo) = ∅
+    Atomicity,
+    /// acyclic(psc)
+    Psc,
+    /// acyclic(po ∪ rf)
+    NoThinAir,
+    /// acyclic(po ∪ rf ∪ mo ∪ fr)
+    SequentialConsistency,
+}
+
+/// The base relations of a graph, derived from po, rf and mo.
+pub struct Relations {
+    /// Events by dense index (initial writes get indices too: one per location).
+    pub ids: Vec<EventId>,
+    /// For initial writes, their location.
+    pub init_loc: Vec<Option<Loc>>,
+    /// Program order (with spawn -> start and end -> join), transitive.
+    pub po: Rel,
+    /// Reads-from.
+    pub rf: Rel,
+    /// Modification order, transitive (initial write first).
+    pub mo: Rel,
+    /// From-reads: rf⁻¹ ; mo.
+    pub fr: Rel,
+    /// RMW pairs (read part, write part).
+    pub rmw: Rel,
+    /// Happens-before, derived from sw per RC11 with C++20 release sequences.
+    pub hb: Rel,
+}
+
+fn order_of(e: &Event) -> Option<Order> {
+    match &e.kind {
+        EventKind::Read(r) => Some(r.order),
+        EventKind::Write(w) => Some(w.order),
+        EventKind::Fence { order } => Some(*order),
+        _ => None,
+    }
+}
+
+impl Relations {
+    /// Derives the relations of `g`. With `sc_sync`, every atomic access
+    /// counts as acquire/release (the `sc` model's synchronization).
+    pub fn of(g: &ExecutionGraph, sc_sync: bool) -> Relations {
+        let mut ids = Vec::new();
+        let mut init_loc = Vec::new();
+        let mut index = std::collections::HashMap::new();
+        let mut init_index = std::collections::HashMap::new();
+        for (loc, d) in g.locs() {
+            if d.kind != LocKind::Cell {
+                init_index.insert(*loc, ids.len());
+                ids.push(EventId::INIT);
+                init_loc.push(Some(*loc));
+            }
+        }
+        for (id, _) in g.events() {
+            index.insert(id, ids.len());
+            ids.push(id);
+            init_loc.push(None);
+        }
+        let n = ids.len();
+        let idx = |e: EventId, loc: Loc| -> usize {
+            if e.is_init() {
+                init_index[&loc]
+            } else {
+                index[&e]
+            }
+        };
+        let mut po1 = Rel::new(n);
+        let mut rf = Rel::new(n);
+        let mut mo = Rel::new(n);
+        let mut rmw = Rel::new(n);
+        for (id, e) in g.events() {
+            let i = index[&id];
+            if id.index > 0 {
+                po1.add(index[&EventId::new(id.thread, id.index - 1)], i);
+            }
+            match &e.kind {
+                EventKind::Start { parent: Some(p) } => po1.add(index[p], i),
+                EventKind::Join { target } => {
+                    let end = EventId::new(*target, g.thread_len(*target) - 1);
+                    po1.add(index[&end], i);
+                }
+                EventKind::Read(r) => rf.add(idx(r.rf, r.loc), i),
+                EventKind::Write(w) if w.rmw => rmw.add(index[&EventId::new(id.thread, id.index - 1)], i),
+                _ => {}
+            }
+        }
+        for (loc, d) in g.locs() {
+            if d.kind == LocKind::Cell {
+                continue;
+            }
+            let mut chain = vec![init_index[loc]];
+            chain.extend(d.mo.iter().map(|w| index[w]));
+            for a in 0..chain.len() {
+                for b in a + 1..chain.len() {
+                    mo.add(chain[a], chain[b]);
+                }
+            }
+        }
+        let po = po1.closure();
+        let mut rf_inv = Rel::new(n);
+        for a in 0..n {
+            for b in 0..n {
+                if rf.has(a, b) {
+                    rf_inv.add(b, a);
+                }
+            }
+        }
+        let fr = rf_inv.compose(&mo);
+        // Events by role.
+        let ev = |i: usize| -> Option<&Event> {
+            if init_loc[i].is_some() {
+                None
+            } else {
+                Some(g.event(ids[i]))
+            }
+        };
+        let ord = |i: usize| ev(i).and_then(order_of);
+        let is_write = |i: usize| init_loc[i].is_some() || ev(i).is_some_and(|e| e.as_write().is_some());
+        let is_read = |i: usize| ev(i).is_some_and(|e| e.as_read().is_some());
+        let is_fence = |i: usize| ev(i).is_some_and(|e| matches!(e.kind, EventKind::Fence { .. }));
+        let atomic = |i: usize| ord(i).is_some_and(|o| o.is_atomic());
+        let rel = |i: usize| ord(i).is_some_and(|o| o.is_release() || (sc_sync && o.is_atomic()));
+        let acq = |i: usize| ord(i).is_some_and(|o| o.is_acquire() || (sc_sync && o.is_atomic()));
+        // rs = [W] ; (rf ; rmw)*   (C++20 release sequences)
+        let rfrmw = rf.compose(&rmw).closure().with_identity(is_write);
+        let rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
+        // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]
+        let left = po.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
+        let rf_atomic = rf.filter(|_, b| is_read(b) && atomic(b));
+        let right = po.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
+        let sw = left.compose(&rs).compose(&rf_atomic).compose(&right);
+        let mut hb1 = po.clone();
+        hb1.union_with(&sw);
+        let hb = hb1.closure();
+        Relations {
+            ids,
+            init_loc,
+            po,
+            rf,
+            mo,
+            fr,
+            rmw,
+            hb,
+        }
+    }
+
+    fn loc_of(&self, g: &ExecutionGraph, i: usize) -> Option<Loc> {
+        match self.init_loc[i] {
+            Some(l) => Some(l),
+            None => g.event(self.ids[i]).loc(),
+        }
+    }
+
+    fn event<'g>(&self, g: &'g ExecutionGraph, i: usize) -> Option<&'g Event> {
+        if self.init_loc[i].is_some() {
+            None
+        } else {
+            Some(g.event(self.ids[i]))
+        }
+    }
+
+    /// eco = (rf ∪ mo ∪ fr)+
+    pub fn eco(&self) -> Rel {
+        let mut r = self.rf.clone();
+        r.union_with(&self.mo);
+        r.union_with(&self.fr);
+        r.closure()
+    }
+
+    /// RC11's psc = psc_base ∪ psc_F over seq_cst events.
+    pub fn psc(&self, g: &ExecutionGraph) -> Rel {
+        let n = self.ids.len();
+        let sc = |i: usize| self.event(g, i).is_some_and(|e| e.is_sc());
+        let fsc = |i: usize| {
+            self.event(g, i)
+                .is_some_and(|e| matches!(e.kind, EventKind::Fence { order } if order.is_sc()))
+        };
+        let same_loc = |a: usize, b: usize| {
+            let (la, lb) = (self.loc_of(g, a), self.loc_of(g, b));
+            la.is_some() && la == lb
+        };
+        // scb = po ∪ po|≠loc ; hb ; po|≠loc ∪ hb|loc ∪ mo ∪ fr
+        let po_nloc = self.po.filter(|a, b| !same_loc(a, b));
+        let mut scb = self.po.clone();
+        scb.union_with(&po_nloc.compose(&self.hb).compose(&po_nloc));
+        scb.union_with(&self.hb.filter(same_loc));
+        scb.union_with(&self.mo);
+        scb.union_with(&self.fr);
+        // ([E^sc] ∪ [F^sc] ; hb?) ; scb ; ([E^sc] ∪ hb? ; [F^sc])
+        let mut left = Rel::new(n);
+        let mut right = Rel::new(n);
+        for a in 0..n {
+            if sc(a) {
+                left.add(a, a);
+                right.add(a, a);
+            }
+            if fsc(a) {
+                for b in 0..n {
+                    if self.hb.has(a, b) {
+                        left.add(a, b);
+                    }
+                    if self.hb.has(b, a) {
+                        right.add(b, a);
+                    }
+                }
+            }
+        }
+        let mut psc = left.compose(&scb).compose(&right);
+        // psc_F = [F^sc] ; (hb ∪ hb ; eco ; hb) ; [F^sc]
+        let mut mid = self.hb.clone();
+        mid.union_with(&self.hb.compose(&self.eco()).compose(&self.hb));
+        psc.union_with(&mid.filter(|a, b| fsc(a) && fsc(b)));
+        psc.filter(|a, b| sc(a) && sc(b))
+    }
+
+    /// Checks every axiom of `model`; returns the first violated one.
+    pub fn check(&self, g: &ExecutionGraph, sc_model: bool) -> Result<(), Axiom> {
+        // Atomicity: no write between an RMW's source and its write in mo.
+        let fr_mo = self.fr.compose(&self.mo);
+        if self.rmw.filter(|a, b| fr_mo.has(a, b)).bits.iter().any(|&w| w != 0) {
+            return Err(Axiom::Atomicity);
+        }
+        let eco = self.eco();
+        if sc_model {
+            let mut all = self.po.clone();
+            all.union_with(&eco);
+            if all.has_cycle() {
+                return Err(Axiom::SequentialConsistency);
+            }
+            return Ok(());
+        }
+        // irreflexive(hb ; eco?)
+        let hb_eco = self.hb.compose(&eco);
+        if self.hb.is_reflexive_somewhere() || hb_eco.is_reflexive_somewhere() {
+            return Err(Axiom::Coherence);
+        }
+        let mut porf = self.po.clone();
+        porf.union_with(&self.rf);
+        if porf.has_cycle() {
+            return Err(Axiom::NoThinAir);
+        }
+        if self.psc(g).has_cycle() {
+            return Err(Axiom::Psc);
+        }
+        Ok(())
+    }
+}

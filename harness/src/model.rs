@@ -1,0 +1,124 @@
+//! Running a closure under the checker: [`model`] and [`Builder`].
+
+use crate::report::Report;
+use scopecheck_checker::token;
+use scopecheck_checker::MemoryModel;
+use scopecheck_instrument::rt::{self, RunConfig, StrategyChoice};
+use std::time::Duration;
+
+/// How executions are chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Every consistent execution exactly once (the default).
+    Exhaustive,
+    /// Every interleaving and choice, judged by the model's axioms: slow;
+    /// meant for cross-checking the exhaustive explorer.
+    Reference,
+    /// `iterations` executions with uniformly random choices from `seed`.
+    Random {
+        /// Seed.
+        seed: u64,
+        /// Number of executions.
+        iterations: u64,
+    },
+    /// The single execution a replay token (from a report) describes.
+    Replay(String),
+}
+
+/// Configures a check, with public fields like loom's `Builder`.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    /// The memory model (default `rc11`).
+    pub memory_model: MemoryModel,
+    /// The exploration strategy (default exhaustive; `SCOPECHECK_REPLAY`
+    /// in the environment selects a replay).
+    pub strategy: Strategy,
+    /// Stop after this many executions; the report then says it is incomplete.
+    pub max_executions: Option<u64>,
+    /// Stop after this much time; the report then says it is incomplete.
+    pub max_duration: Option<Duration>,
+    /// Steps one thread may take in one execution before it is reported as runaway.
+    pub max_steps: u64,
+    /// Stack size of each model thread, in bytes.
+    pub stack_size: usize,
+    /// How many failures to collect before stopping (default 1).
+    pub max_failures: usize,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// The default configuration, plus `SCOPECHECK_REPLAY` if it is set.
+    pub fn new() -> Builder {
+        let d = RunConfig::default();
+        let strategy = match std::env::var("SCOPECHECK_REPLAY") {
+            Ok(t) if !t.trim().is_empty() => Strategy::Replay(t.trim().to_string()),
+            _ => Strategy::Exhaustive,
+        };
+        Builder {
+            memory_model: MemoryModel::Rc11,
+            strategy,
+            max_executions: None,
+            max_duration: None,
+            max_steps: d.max_steps,
+            stack_size: d.stack_size,
+            max_failures: 1,
+        }
+    }
+
+    fn config(&self) -> RunConfig {
+        let mut model = self.memory_model;
+        let strategy = match &self.strategy {
+            Strategy::Exhaustive => StrategyChoice::Exhaustive,
+            Strategy::Reference => StrategyChoice::Reference,
+            Strategy::Random { seed, iterations } => StrategyChoice::Random {
+                seed: *seed,
+                iterations: *iterations,
+            },
+            Strategy::Replay(t) => {
+                match token::decode(t) {
+                    Ok(tok) => model = tok.model,
+                    Err(e) => panic!("scopecheck: SCOPECHECK_REPLAY / Strategy::Replay holds a bad token: {e}"),
+                }
+                StrategyChoice::Replay(t.clone())
+            }
+        };
+        RunConfig {
+            model,
+            strategy,
+            max_executions: self.max_executions,
+            max_duration: self.max_duration,
+            max_steps: self.max_steps,
+            stack_size: self.stack_size,
+            max_failures: self.max_failures.max(1),
+        }
+    }
+
+    /// Explores `f` and returns what was found, without panicking on failures.
+    pub fn explore<F: Fn()>(&self, f: F) -> Report {
+        let config = self.config();
+        let r = rt::run(&config, &f);
+        Report::new(r, config.model)
+    }
+
+    /// Explores `f` and panics with the report if any execution fails
+    /// (so `#[should_panic]` works).
+    #[track_caller]
+    pub fn check<F: Fn()>(&self, f: F) {
+        let report = self.explore(f);
+        if !report.failures().is_empty() {
+            panic!("{report}");
+        }
+    }
+}
+
+/// Explores every execution of `f` under the default configuration and
+/// panics with a report on the first failure.
+#[track_caller]
+pub fn model<F: Fn()>(f: F) {
+    Builder::new().check(f)
+}

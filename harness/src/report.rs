@@ -1,0 +1,172 @@
+//! What a check found, and how it is shown to a person.
+
+use scopecheck_checker::event::{EventId, EventKind, ThreadId};
+use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::{Failure, MemoryModel};
+use scopecheck_instrument::rt::RunResult;
+use std::fmt;
+use std::time::Duration;
+
+/// The result of exploring a program.
+#[derive(Debug)]
+pub struct Report {
+    run: RunResult,
+    model: MemoryModel,
+}
+
+impl Report {
+    pub(crate) fn new(run: RunResult, model: MemoryModel) -> Report {
+        Report { run, model }
+    }
+
+    /// Complete executions explored (for the reference enumerator: distinct ones).
+    pub fn executions(&self) -> u64 {
+        self.run.distinct.unwrap_or(self.run.stats.complete)
+    }
+
+    /// Executions that ended blocked or were abandoned as redundant.
+    pub fn blocked(&self) -> u64 {
+        self.run.stats.blocked
+    }
+
+    /// Executions that ended in a failure.
+    pub fn failed(&self) -> u64 {
+        self.run.stats.failed
+    }
+
+    /// Every execution run, complete or not (with repetitions for the reference enumerator).
+    pub fn runs(&self) -> u64 {
+        self.run.stats.complete + self.run.stats.blocked + self.run.stats.failed
+    }
+
+    /// Whether the strategy covered everything it meant to (no bound cut it short,
+    /// no failure stopped it).
+    pub fn is_complete(&self) -> bool {
+        self.run.complete
+    }
+
+    /// Why the exploration stopped early, if it did.
+    pub fn incomplete_reason(&self) -> Option<&str> {
+        self.run.incomplete_reason.as_deref()
+    }
+
+    /// Failures found.
+    pub fn failures(&self) -> &[Failure] {
+        &self.run.failures
+    }
+
+    /// Wall time.
+    pub fn elapsed(&self) -> Duration {
+        self.run.elapsed
+    }
+
+    /// The memory model explored under.
+    pub fn memory_model(&self) -> MemoryModel {
+        self.model
+    }
+
+    /// Events added and replayed over the exploration.
+    pub fn events(&self) -> (u64, u64) {
+        (self.run.stats.events_added, self.run.stats.events_replayed)
+    }
+
+    /// For a replay: whether the program asked for choices the token did not hold
+    /// (the program changed since the token was printed).
+    pub fn replay_diverged(&self) -> bool {
+        self.run.replay_diverged
+    }
+}
+
+/// Name of the libtest test running on this OS thread, if any.
+fn test_name() -> Option<String> {
+    let t = std::thread::current();
+    let n = t.name()?;
+    (n != "main").then(|| n.to_string())
+}
+
+/// Writes `g` as a table: one block per thread, an event per line with its
+/// source line; reads show the write they read (rf), writes their rank in mo.
+pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[EventId]) -> fmt::Result {
+    for t in 0..g.num_threads() as ThreadId {
+        let evs = g.thread_events(t);
+        if evs.is_empty() {
+            continue;
+        }
+        writeln!(f, "    thread {t}:")?;
+        for (i, e) in evs.iter().enumerate() {
+            let id = EventId::new(t, i as u32);
+            if matches!(e.kind, EventKind::Start { .. } | EventKind::End) {
+                continue;
+            }
+            let mut what = e.describe();
+            if let Some(w) = e.as_write() {
+                what.push_str(&format!(" (mo #{})", g.mo_position(w.loc, id)));
+            }
+            let star = if mark.contains(&id) { ">>" } else { "  " };
+            writeln!(f, "    {star} {id:<8} {what:<56} {}", e.src)?;
+        }
+    }
+    let mut legend = Vec::new();
+    for (loc, d) in g.locs() {
+        let src = g.event(d.alloc).src;
+        legend.push(format!("{loc} created at {src}"));
+    }
+    if !legend.is_empty() {
+        writeln!(f, "    locations: {}", legend.join("; "))?;
+    }
+    Ok(())
+}
+
+/// Writes one failure the way reports show it.
+pub fn write_failure(f: &mut impl fmt::Write, fl: &Failure, model: MemoryModel) -> fmt::Result {
+    writeln!(f, "scopecheck: {} ({} model)", fl.kind.name(), model.name())?;
+    writeln!(f)?;
+    writeln!(f, "  {}", fl.message)?;
+    if !fl.events.is_empty() {
+        writeln!(f)?;
+        writeln!(f, "  events:")?;
+        for e in &fl.events {
+            writeln!(f, "    thread {} {:<50} at {}", e.id.thread, e.what, e.src)?;
+        }
+    }
+    if let Some(fix) = &fl.fix {
+        writeln!(f)?;
+        writeln!(f, "  fix: {fix}")?;
+    }
+    writeln!(f)?;
+    writeln!(f, "  execution (rf: the write a read reads; mo #k: a write's place in modification order, #0 being the initial value):")?;
+    let marks: Vec<EventId> = fl.events.iter().map(|e| e.id).collect();
+    write_execution(f, &fl.graph, &marks)?;
+    writeln!(f)?;
+    writeln!(f, "  replay token: {}", fl.token)?;
+    match test_name() {
+        Some(name) => writeln!(
+            f,
+            "  to replay: SCOPECHECK_REPLAY={} cargo test {name} -- --exact",
+            fl.token
+        ),
+        None => writeln!(f, "  to replay: SCOPECHECK_REPLAY={} cargo test <test name>", fl.token),
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for fl in self.failures() {
+            write_failure(f, fl, self.model)?;
+            writeln!(f)?;
+        }
+        write!(
+            f,
+            "explored {} execution(s) ({} blocked) in {:.3}s with the {} strategy under {}",
+            self.executions(),
+            self.blocked(),
+            self.elapsed().as_secs_f64(),
+            self.run.strategy,
+            self.model.name()
+        )?;
+        if let Some(r) = self.incomplete_reason() {
+            write!(f, "; incomplete: {r}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,14 @@
+//! The scopecheck shim: drop-in replacements for `std`'s atomics, cells,
+//! threads and locks whose every operation goes through the checker.
+//!
+//! Users normally reach these through the `scopecheck` crate
+//! (`scopecheck::sync::atomic::AtomicUsize`, ...).
+
+#![warn(missing_docs)]
+
+pub mod atomic;
+pub mod cell;
+pub mod hint;
+pub mod rt;
+pub mod sync;
+pub mod thread;

@@ -1,0 +1,570 @@
+//! The runtime: runs the model's threads as stackful coroutines on the
+//! calling OS thread, one execution after another, and connects each shim
+//! operation to the checker's [`Engine`].
+//!
+//! Shim code calls [`op`] (and [`spawn`], [`spin`], ...). An operation that
+//! involves no choice is applied on the spot; a visible one suspends the
+//! coroutine, and the scheduler loop in [`run`] asks the engine which thread
+//! goes next.
+
+mod panic_hook;
+mod stacks;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
+use scopecheck_checker::event::{Op, OpResult, SourceLoc, ThreadId};
+use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
+use scopecheck_checker::failure::{Failure, FailureKind};
+use scopecheck_checker::{token, Engine, MemoryModel};
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::panic::{AssertUnwindSafe, Location};
+use std::time::{Duration, Instant};
+
+pub use panic_hook::panic_message;
+
+/// How the runtime explores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StrategyChoice {
+    /// Every consistent execution exactly once (optimal, TruSt-style).
+    Exhaustive,
+    /// Every interleaving and choice, judged by the axioms; slow, for cross-checks.
+    Reference,
+    /// Uniformly random choices.
+    Random {
+        /// Seed of the generator.
+        seed: u64,
+        /// Number of executions.
+        iterations: u64,
+    },
+    /// One execution, replayed from a token.
+    Replay(String),
+}
+
+/// Everything a run needs to know.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Memory model.
+    pub model: MemoryModel,
+    /// Strategy.
+    pub strategy: StrategyChoice,
+    /// Stop after this many executions (the run is then incomplete).
+    pub max_executions: Option<u64>,
+    /// Stop after this much time (the run is then incomplete).
+    pub max_duration: Option<Duration>,
+    /// Steps one thread may take in one execution.
+    pub max_steps: u64,
+    /// Stack size of each model thread.
+    pub stack_size: usize,
+    /// Keep exploring after a failure (collect up to this many).
+    pub max_failures: usize,
+}
+
+impl Default for RunConfig {
+    fn default() -> RunConfig {
+        RunConfig {
+            model: MemoryModel::Rc11,
+            strategy: StrategyChoice::Exhaustive,
+            max_executions: None,
+            max_duration: None,
+            max_steps: 100_000,
+            stack_size: 1 << 20,
+            max_failures: 1,
+        }
+    }
+}
+
+/// What a run found.
+#[derive(Debug)]
+pub struct RunResult {
+    /// Counters.
+    pub stats: Stats,
+    /// Distinct complete executions, when the strategy may repeat them.
+    pub distinct: Option<u64>,
+    /// Failures found (at most `max_failures`).
+    pub failures: Vec<Failure>,
+    /// Whether the exploration covered everything its strategy meant to.
+    pub complete: bool,
+    /// Why it did not, if it did not.
+    pub incomplete_reason: Option<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Strategy name.
+    pub strategy: &'static str,
+    /// For a replay: whether the program asked for choices the token did not hold.
+    pub replay_diverged: bool,
+}
+
+/// What a suspended model thread asks for.
+enum Yield {
+    Op(Op, SourceLoc),
+    SpinWait,
+    Abort,
+}
+
+/// What a suspended model thread gets back.
+#[derive(Clone, Copy)]
+enum Resume {
+    Go,
+    Result(OpResult),
+}
+
+/// How a model thread ended.
+enum Exit {
+    Finished,
+    Panicked(String),
+    Aborted,
+}
+
+type ThreadCoroutine = Coroutine<Resume, Yield, Exit, DefaultStack>;
+
+/// Per-execution shared state, reachable from shim code through a thread-local.
+struct Shared {
+    engine: Engine,
+    /// The stop that ended the execution early.
+    stop: Option<Stop>,
+    /// Threads spawned since the scheduler last looked, with their bodies.
+    spawned: Vec<(ThreadId, Box<dyn FnOnce()>)>,
+    /// Set while coroutines are being unwound at the end of an execution:
+    /// shim calls then do nothing.
+    unwinding: bool,
+}
+
+thread_local! {
+    static SHARED: RefCell<Option<Shared>> = const { RefCell::new(None) };
+    static CURRENT: Cell<Option<ThreadId>> = const { Cell::new(None) };
+    static YIELDERS: RefCell<Vec<*const Yielder<Resume, Yield>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether the calling code runs inside `scopecheck::model`.
+pub fn in_model() -> bool {
+    CURRENT.with(|c| c.get().is_some())
+}
+
+#[track_caller]
+fn outside_model(what: &str) -> ! {
+    panic!(
+        "scopecheck: `{what}` was called outside `scopecheck::model`; shim objects (atomics, cells, \
+         threads, locks) can only be used inside the closure given to `scopecheck::model` or \
+         `Builder::check` / `Builder::explore`"
+    )
+}
+
+/// The model thread running the caller.
+#[track_caller]
+pub fn current() -> ThreadId {
+    CURRENT
+        .with(|c| c.get())
+        .unwrap_or_else(|| outside_model("thread::current"))
+}
+
+fn with_shared<R>(f: impl FnOnce(&mut Shared) -> R) -> R {
+    SHARED.with(|s| f(s.borrow_mut().as_mut().expect("model state present")))
+}
+
+fn unwinding() -> bool {
+    SHARED.with(|s| s.borrow().as_ref().is_some_and(|s| s.unwinding))
+}
+
+fn suspend(y: Yield) -> Resume {
+    let t = CURRENT.with(|c| c.get()).expect("inside a model thread");
+    let yp = YIELDERS.with(|ys| ys.borrow()[t as usize]);
+    // SAFETY: the yielder of thread `t` lives on its coroutine's stack for as
+    // long as the coroutine runs, and only that coroutine calls `suspend`.
+    let yielder = unsafe { &*yp };
+    let r = yielder.suspend(y);
+    CURRENT.with(|c| c.set(Some(t)));
+    r
+}
+
+/// Stops the calling thread's execution because the engine said so.
+fn abort_with(stop: Stop) -> ! {
+    with_shared(|s| {
+        if s.stop.is_none() {
+            s.stop = Some(stop);
+        }
+    });
+    suspend(Yield::Abort);
+    unreachable!("an aborted model thread was resumed");
+}
+
+/// A dummy answer while unwinding (the execution is being thrown away).
+fn dummy(op: &Op) -> OpResult {
+    match op {
+        Op::Alloc { .. } => OpResult::Loc(scopecheck_checker::event::Loc(u64::MAX)),
+        Op::Spawn => OpResult::Thread(u32::MAX),
+        Op::Rmw { .. } | Op::Load { .. } => OpResult::Value(0),
+        _ => OpResult::Done,
+    }
+}
+
+/// Performs `op` for the calling model thread and returns the checker's answer.
+#[track_caller]
+pub fn op(op: Op) -> OpResult {
+    op_at(op, Location::caller())
+}
+
+/// Like [`op`], with an explicit source location.
+pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
+    let Some(t) = CURRENT.with(|c| c.get()) else {
+        outside_model(match op {
+            Op::Alloc { .. } => "new",
+            Op::Load { .. } => "load",
+            Op::Store { .. } => "store",
+            Op::Rmw { .. } => "read-modify-write",
+            Op::Fence { .. } => "fence",
+            Op::CellAccess { .. } => "UnsafeCell access",
+            Op::Spawn => "thread::spawn",
+            Op::Join { .. } => "JoinHandle::join",
+            Op::Spin => "spin_loop",
+        })
+    };
+    if unwinding() {
+        return dummy(&op);
+    }
+    if !op.is_visible() {
+        let r = with_shared(|s| s.engine.invisible(t, &op, src));
+        return match r {
+            Ok(v) => v,
+            Err(stop) => abort_with(stop),
+        };
+    }
+    match suspend(Yield::Op(op, src)) {
+        Resume::Result(r) => r,
+        Resume::Go => unreachable!("visible operation resumed without a result"),
+    }
+}
+
+/// Spawns a model thread running `f`; returns its id.
+#[track_caller]
+pub fn spawn(f: Box<dyn FnOnce()>) -> ThreadId {
+    let src = Location::caller();
+    let OpResult::Thread(child) = op_at(Op::Spawn, src) else {
+        unreachable!("spawn answers with a thread")
+    };
+    if child != u32::MAX {
+        with_shared(|s| s.spawned.push((child, f)));
+    }
+    child
+}
+
+/// A spin-loop hint: the calling thread waits until something it read changes.
+#[track_caller]
+pub fn spin() {
+    let Some(t) = CURRENT.with(|c| c.get()) else {
+        outside_model("spin_loop")
+    };
+    if unwinding() {
+        return;
+    }
+    if with_shared(|s| s.engine.spin(t)) {
+        suspend(Yield::SpinWait);
+    }
+}
+
+/// Marks the end of the calling thread's user code (called by the runtime).
+fn finish_thread(t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+    with_shared(|s| s.engine.thread_end(t, src))
+}
+
+fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
+    Ok(match c {
+        StrategyChoice::Exhaustive => Box::new(Trust::new()),
+        StrategyChoice::Reference => Box::new(Reference::new()),
+        StrategyChoice::Random { seed, iterations } => Box::new(RandomWalk::new(*seed, *iterations)),
+        StrategyChoice::Replay(tok) => Box::new(Replay::new(token::decode(tok)?)),
+    })
+}
+
+/// Clears the thread-local state even if the run panics.
+struct StateGuard;
+
+impl Drop for StateGuard {
+    fn drop(&mut self) {
+        SHARED.with(|s| *s.borrow_mut() = None);
+        CURRENT.with(|c| c.set(None));
+        YIELDERS.with(|y| y.borrow_mut().clear());
+        panic_hook::leave_model();
+    }
+}
+
+/// Runs `f` under the checker as `config` says.
+///
+/// # Panics
+/// With a clear message when called inside another model, or with a
+/// malformed replay token.
+pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
+    if SHARED.with(|s| s.borrow().is_some()) {
+        panic!(
+            "scopecheck: `scopecheck::model` was called inside another model; nested models are not \
+             supported (run the inner check as its own test)"
+        );
+    }
+    let strategy = match make_strategy(&config.strategy) {
+        Ok(s) => s,
+        Err(e) => panic!("scopecheck: cannot replay: {e}"),
+    };
+    let strategy_name = strategy.name();
+    let engine = Engine::new(
+        config.model,
+        strategy,
+        Limits {
+            max_steps: config.max_steps,
+        },
+    );
+    SHARED.with(|s| {
+        *s.borrow_mut() = Some(Shared {
+            engine,
+            stop: None,
+            spawned: Vec::new(),
+            unwinding: false,
+        })
+    });
+    let _guard = StateGuard;
+    panic_hook::enter_model();
+    let mut pool = stacks::Pool::new(config.stack_size);
+    let start = Instant::now();
+    let mut failures = Vec::new();
+    let mut incomplete_reason = None;
+    let mut executions = 0u64;
+    loop {
+        if let Some(max) = config.max_executions {
+            if executions >= max {
+                incomplete_reason = Some(format!("stopped after max_executions = {max}"));
+                break;
+            }
+        }
+        if let Some(max) = config.max_duration {
+            if start.elapsed() >= max {
+                incomplete_reason = Some(format!("stopped after max_duration = {max:?}"));
+                break;
+            }
+        }
+        if !with_shared(|s| s.engine.begin_execution()) {
+            break;
+        }
+        executions += 1;
+        let (end, failure) = run_one(f, &mut pool);
+        with_shared(|s| s.engine.end_execution(end));
+        if let Some(fl) = failure {
+            failures.push(fl);
+            if failures.len() >= config.max_failures {
+                incomplete_reason = Some("stopped at the first failure".into());
+                break;
+            }
+        }
+    }
+    let (stats, distinct, diverged) = with_shared(|s| {
+        (
+            s.engine.stats.clone(),
+            s.engine.distinct_complete(),
+            s.engine.replay_diverged(),
+        )
+    });
+    RunResult {
+        stats,
+        distinct,
+        failures,
+        complete: incomplete_reason.is_none(),
+        incomplete_reason,
+        elapsed: start.elapsed(),
+        strategy: strategy_name,
+        replay_diverged: diverged,
+    }
+}
+
+struct Threads {
+    coroutines: Vec<Option<ThreadCoroutine>>,
+    status: Vec<ThreadStatus>,
+}
+
+fn new_coroutine(pool: &mut stacks::Pool, t: ThreadId, body: Box<dyn FnOnce() + '_>) -> ThreadCoroutine {
+    let body: Box<dyn FnOnce()> = unsafe {
+        // SAFETY: every coroutine is run to completion or unwound before
+        // `run` returns, so what the body borrows outlives it.
+        std::mem::transmute::<Box<dyn FnOnce() + '_>, Box<dyn FnOnce() + 'static>>(body)
+    };
+    let stack = pool.take();
+    Coroutine::with_stack(stack, move |y: &Yielder<Resume, Yield>, _first: Resume| {
+        YIELDERS.with(|ys| {
+            let mut ys = ys.borrow_mut();
+            if ys.len() <= t as usize {
+                ys.resize(t as usize + 1, std::ptr::null());
+            }
+            ys[t as usize] = y as *const _;
+        });
+        CURRENT.with(|c| c.set(Some(t)));
+        let r = std::panic::catch_unwind(AssertUnwindSafe(body));
+        match r {
+            Ok(()) => {
+                if unwinding() {
+                    return Exit::Aborted;
+                }
+                match finish_thread(t, Location::caller()) {
+                    Ok(()) => Exit::Finished,
+                    Err(stop) => {
+                        with_shared(|s| {
+                            if s.stop.is_none() {
+                                s.stop = Some(stop);
+                            }
+                        });
+                        Exit::Aborted
+                    }
+                }
+            }
+            Err(payload) => {
+                if unwinding() {
+                    // Our own unwinding of an abandoned execution: let it finish.
+                    std::panic::resume_unwind(payload);
+                }
+                Exit::Panicked(panic_message(&*payload))
+            }
+        }
+    })
+}
+
+/// Resumes thread `t` and records what it asks for next.
+/// Returns a failure or stop if the execution must end.
+fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop>> {
+    let co = th.coroutines[t as usize].as_mut().expect("thread has a coroutine");
+    CURRENT.with(|c| c.set(Some(t)));
+    let r = co.resume(with);
+    match r {
+        CoroutineResult::Yield(Yield::Op(op, src)) => {
+            th.status[t as usize] = ThreadStatus::Op(op, src);
+            None
+        }
+        CoroutineResult::Yield(Yield::SpinWait) => {
+            th.status[t as usize] = ThreadStatus::SpinWait;
+            None
+        }
+        CoroutineResult::Yield(Yield::Abort) => {
+            let stop = with_shared(|s| s.stop.take()).expect("abort carries a stop");
+            Some(Err(stop))
+        }
+        CoroutineResult::Return(exit) => {
+            th.status[t as usize] = ThreadStatus::Gone;
+            match exit {
+                Exit::Finished => None,
+                Exit::Aborted => {
+                    let stop = with_shared(|s| s.stop.take()).unwrap_or(Stop::Moot);
+                    Some(Err(stop))
+                }
+                Exit::Panicked(msg) => {
+                    let f = with_shared(|s| {
+                        s.engine.failure(
+                            FailureKind::Panic,
+                            format!("thread {t} panicked: {msg}"),
+                            Some(t),
+                            vec![],
+                            None,
+                        )
+                    });
+                    Some(Err(Stop::Failure(f)))
+                }
+            }
+        }
+    }
+}
+
+/// Starts the threads spawned since the last look, each up to its first visible step.
+fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(), Stop>> {
+    loop {
+        let spawned = with_shared(|s| std::mem::take(&mut s.spawned));
+        if spawned.is_empty() {
+            return None;
+        }
+        for (child, body) in spawned {
+            let i = child as usize;
+            if th.coroutines.len() <= i {
+                th.coroutines.resize_with(i + 1, || None);
+                th.status.resize(i + 1, ThreadStatus::Gone);
+            }
+            th.coroutines[i] = Some(new_coroutine(pool, child, body));
+            if let Some(r) = resume(th, child, Resume::Go) {
+                return Some(r);
+            }
+        }
+    }
+}
+
+fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failure>) {
+    let mut th = Threads {
+        coroutines: vec![],
+        status: vec![ThreadStatus::Gone],
+    };
+    let main_src = Location::caller();
+    with_shared(|s| s.engine.start_main(main_src));
+    th.coroutines.push(Some(new_coroutine(pool, 0, Box::new(f))));
+    let mut outcome = resume(&mut th, 0, Resume::Go);
+    if outcome.is_none() {
+        outcome = start_spawned(&mut th, pool);
+    }
+    let result: Result<ExecutionEnd, Stop> = loop {
+        if let Some(r) = outcome.take() {
+            match r {
+                Ok(()) => {}
+                Err(stop) => break Err(stop),
+            }
+        }
+        let sched = with_shared(|s| s.engine.schedule(&th.status));
+        match sched {
+            Sched::Done => break Ok(ExecutionEnd::Complete),
+            Sched::Blocked => break Ok(ExecutionEnd::Blocked),
+            Sched::Deadlock(f) => break Err(Stop::Failure(f)),
+            Sched::Run(t) => {
+                let st = th.status[t as usize].clone();
+                match st {
+                    ThreadStatus::SpinWait => {
+                        with_shared(|s| s.engine.wake(t));
+                        outcome = resume(&mut th, t, Resume::Go);
+                    }
+                    ThreadStatus::Op(op, src) => {
+                        let r = with_shared(|s| s.engine.visible(t, &op, src));
+                        match r {
+                            Ok(Some(res)) => outcome = resume(&mut th, t, Resume::Result(res)),
+                            Ok(None) => {}
+                            Err(stop) => break Err(stop),
+                        }
+                    }
+                    ThreadStatus::Gone => unreachable!("scheduled a finished thread"),
+                }
+                if outcome.is_none() {
+                    outcome = start_spawned(&mut th, pool);
+                }
+            }
+        }
+    };
+    // Throw away what is left of the execution.
+    with_shared(|s| s.unwinding = true);
+    for co in th.coroutines.iter_mut() {
+        if let Some(mut c) = co.take() {
+            if c.started() && !c.done() {
+                let prev = CURRENT.with(|x| x.get());
+                c.force_unwind();
+                CURRENT.with(|x| x.set(prev));
+            }
+            if c.done() || !c.started() {
+                if c.done() {
+                    pool.give(c.into_stack());
+                }
+            }
+        }
+    }
+    with_shared(|s| {
+        s.unwinding = false;
+        s.spawned.clear();
+    });
+    CURRENT.with(|c| c.set(None));
+    match result {
+        Ok(end) => (end, None),
+        Err(Stop::Moot) => (ExecutionEnd::Blocked, None),
+        Err(Stop::Failure(f)) => (ExecutionEnd::Failed, Some(*f)),
+    }
+}
+
+/// The payload of a panic, as text.
+pub fn describe_payload(p: &(dyn Any + Send)) -> String {
+    panic_message(p)
+}
