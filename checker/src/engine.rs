@@ -716,6 +716,20 @@ impl Engine {
         }
     }
 
+    /// Whether thread `t`'s latest event is a weak compare-exchange on `loc`
+    /// that read `w` and failed spuriously. A second spurious failure on the
+    /// same write would repeat that step exactly, so it is not explored
+    /// (otherwise every retry loop would have infinitely many executions).
+    fn just_failed_spuriously(&self, t: ThreadId, loc: Loc, w: EventId) -> bool {
+        let n = self.graph.thread_len(t);
+        n > 0
+            && self
+                .graph
+                .event(EventId::new(t, n - 1))
+                .as_read()
+                .is_some_and(|r| r.spurious && r.loc == loc && r.rf == w)
+    }
+
     fn sc_check_needed(&self) -> bool {
         self.model == MemoryModel::Sc || self.graph.events().filter(|(_, e)| e.is_sc()).nth(1).is_some()
     }
@@ -904,7 +918,7 @@ impl Engine {
                 continue;
             }
             if rop.apply(ty, v).is_some() {
-                if weak {
+                if weak && !self.just_failed_spuriously(t, loc, w) {
                     free.push(RfChoice {
                         write: w,
                         spurious: true,
@@ -1138,7 +1152,12 @@ impl Engine {
             FailureKind::DataRace,
             format!(
                 "data race on {}: `{}` (thread {}, {}) and `{}` (thread {}, {}) conflict and neither happens before the other",
-                ea.loc().map(|l| l.to_string()).unwrap_or_default(),
+                ea.loc()
+                    .map(|l| match g.loc(l) {
+                        Some(d) => format!("{l} (created at {})", g.event(d.alloc).src),
+                        None => l.to_string(),
+                    })
+                    .unwrap_or_default(),
                 ea.describe(),
                 a.thread,
                 ea.src,

@@ -238,25 +238,21 @@ impl ExecutionGraph {
             // (sw = [rel]; ([F]; po)?; rs; rf; [R]; (po; [F])?; [acq]):
             // msg(w) holds exactly those heads' views (with their fences).
             // A relaxed read keeps msg(w) for a later acquire fence.
-            EventKind::Read(r) => {
-                if !r.rf.is_init() {
-                    let w = self.event(r.rf);
-                    v.porf.join(&w.porf);
-                    if r.order.is_atomic() {
-                        if r.order.is_acquire() || sc_sync {
-                            v.hb.join(&w.msg);
-                        } else {
-                            v.acq_pending.join(&w.msg);
-                        }
+            EventKind::Read(r) if !r.rf.is_init() => {
+                let w = self.event(r.rf);
+                v.porf.join(&w.porf);
+                if r.order.is_atomic() {
+                    if r.order.is_acquire() || sc_sync {
+                        v.hb.join(&w.msg);
+                    } else {
+                        v.acq_pending.join(&w.msg);
                     }
                 }
             }
             // An acquire fence acquires what the relaxed reads before it read.
-            EventKind::Fence { order } => {
-                if order.is_acquire() {
-                    let pend = v.acq_pending.clone();
-                    v.hb.join(&pend);
-                }
+            EventKind::Fence { order } if order.is_acquire() => {
+                let pend = v.acq_pending.clone();
+                v.hb.join(&pend);
             }
             _ => {}
         }

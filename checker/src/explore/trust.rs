@@ -105,16 +105,8 @@ fn is_maximal_extension(g: &ExecutionGraph, r: EventId, w: EventId, v: &Clock) -
             return false;
         }
         match &e.kind {
-            EventKind::Read(rd) => {
-                if co_after_in(g, rd.loc, rd.rf, w, v) {
-                    return false;
-                }
-            }
-            EventKind::Write(wr) => {
-                if co_after_in(g, wr.loc, id, w, v) {
-                    return false;
-                }
-            }
+            EventKind::Read(rd) if co_after_in(g, rd.loc, rd.rf, w, v) => return false,
+            EventKind::Write(wr) if co_after_in(g, wr.loc, id, w, v) => return false,
             _ => {}
         }
     }

@@ -545,10 +545,8 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
                 c.force_unwind();
                 CURRENT.with(|x| x.set(prev));
             }
-            if c.done() || !c.started() {
-                if c.done() {
-                    pool.give(c.into_stack());
-                }
+            if c.done() {
+                pool.give(c.into_stack());
             }
         }
     }

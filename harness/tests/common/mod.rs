@@ -1,0 +1,60 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use scopecheck::{Builder, MemoryModel, Report, Strategy};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::rc::Rc;
+
+/// Runs `body` under `builder`, giving it a function that records one
+/// outcome per execution; returns the set of outcomes and the report.
+pub fn outcomes<T, F>(builder: &Builder, body: F) -> (BTreeSet<T>, Report)
+where
+    T: Ord + Clone + Debug + 'static,
+    F: Fn(&dyn Fn(T)),
+{
+    let seen: Rc<RefCell<BTreeSet<T>>> = Rc::new(RefCell::new(BTreeSet::new()));
+    let s2 = seen.clone();
+    let report = builder.explore(move || {
+        let rec = |v: T| {
+            s2.borrow_mut().insert(v);
+        };
+        body(&rec);
+    });
+    let set = seen.borrow().clone();
+    (set, report)
+}
+
+/// A builder for `model` with `strategy`.
+pub fn builder(model: MemoryModel, strategy: Strategy) -> Builder {
+    let mut b = Builder::new();
+    b.memory_model = model;
+    b.strategy = strategy;
+    b
+}
+
+/// Explores `body` with the optimal explorer and with the reference
+/// enumerator under `model`; asserts both find the same outcomes, the same
+/// number of executions and no failure; returns (outcomes, executions).
+pub fn both<T, F>(model: MemoryModel, body: F) -> (BTreeSet<T>, u64)
+where
+    T: Ord + Clone + Debug + 'static,
+    F: Fn(&dyn Fn(T)) + Clone,
+{
+    let (o1, r1) = outcomes(&builder(model, Strategy::Exhaustive), body.clone());
+    let (o2, r2) = outcomes(&builder(model, Strategy::Reference), body);
+    assert!(r1.failures().is_empty(), "exhaustive failed: {r1}");
+    assert!(r2.failures().is_empty(), "reference failed: {r2}");
+    assert!(r1.is_complete() && r2.is_complete());
+    assert_eq!(
+        o1, o2,
+        "outcome sets differ between exhaustive and reference under {model:?}"
+    );
+    assert_eq!(
+        r1.executions(),
+        r2.executions(),
+        "execution counts differ between exhaustive and reference under {model:?}"
+    );
+    (o1, r1.executions())
+}
