@@ -139,19 +139,11 @@ pub struct Engine {
 }
 
 fn read_order(o: Order) -> Order {
-    match o {
-        Order::AcqRel => Order::Acquire,
-        Order::Release => Order::Relaxed,
-        o => o,
-    }
+    o.read_part()
 }
 
 fn write_order(o: Order) -> Order {
-    match o {
-        Order::AcqRel => Order::Release,
-        Order::Acquire => Order::Relaxed,
-        o => o,
-    }
+    o.write_part()
 }
 
 impl Engine {
@@ -488,7 +480,7 @@ impl Engine {
                 order: read_order(success),
                 rf: w,
                 value: old,
-                rmw: Some((rop, ty, write_order(success))),
+                rmw: Some((rop, ty, success, success)),
                 spurious: false,
                 await_: Some(aw),
             });
@@ -944,7 +936,7 @@ impl Engine {
             order,
             rf: EventId::INIT,
             value: 0,
-            rmw: Some((rop, ty, write_order(success))),
+            rmw: Some((rop, ty, success, failure)),
             spurious: false,
             await_,
         };
@@ -1071,7 +1063,7 @@ impl Engine {
         let saved = self.graph.clone();
         let old = self.graph.write_value(loc, w);
         let new = rop.apply(ty, old).expect("conflicting alternatives write");
-        let wo = proto.rmw.expect("rmw").2;
+        let wo = write_order(proto.rmw.expect("rmw").2);
         let kind = EventKind::Read(ReadEvent {
             rf: w,
             value: old,

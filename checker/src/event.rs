@@ -135,6 +135,22 @@ impl Order {
     pub fn is_atomic(self) -> bool {
         self != Order::NonAtomic
     }
+    /// The order of the read part of an RMW with this order.
+    pub fn read_part(self) -> Order {
+        match self {
+            Order::AcqRel => Order::Acquire,
+            Order::Release => Order::Relaxed,
+            o => o,
+        }
+    }
+    /// The order of the write part of an RMW with this order.
+    pub fn write_part(self) -> Order {
+        match self {
+            Order::AcqRel => Order::Release,
+            Order::Acquire => Order::Relaxed,
+            o => o,
+        }
+    }
     /// Short name used in reports ("rlx", "acq", ...).
     pub fn short(self) -> &'static str {
         match self {
@@ -455,9 +471,10 @@ pub struct ReadEvent {
     pub rf: EventId,
     /// The value read (cached from `rf`).
     pub value: Value,
-    /// For the read part of an RMW: the arithmetic (its write part follows in po
-    /// iff `rmw.apply(value)` writes and the read did not fail spuriously).
-    pub rmw: Option<(RmwOp, ValueType, Order)>,
+    /// For the read part of an RMW: the arithmetic and the success and
+    /// failure orders (its write part follows in po iff `rmw.apply(value)`
+    /// writes and the read did not fail spuriously).
+    pub rmw: Option<(RmwOp, ValueType, Order, Order)>,
     /// A weak compare-exchange that failed although the value matched.
     pub spurious: bool,
     /// The condition the read waited for.
@@ -468,8 +485,24 @@ impl ReadEvent {
     /// Whether this read is followed by the write part of an RMW.
     pub fn is_exclusive(&self) -> bool {
         match self.rmw {
-            Some((op, ty, _)) => !self.spurious && op.apply(ty, self.value).is_some(),
+            Some((op, ty, _, _)) => !self.spurious && op.apply(ty, self.value).is_some(),
             None => false,
+        }
+    }
+
+    /// The order this read has given the value it read: an RMW's read part
+    /// has the success order's read part when it writes, the failure order
+    /// when it does not.
+    pub fn effective_order(&self) -> Order {
+        match self.rmw {
+            Some((_, _, success, failure)) => {
+                if self.is_exclusive() {
+                    success.read_part()
+                } else {
+                    failure
+                }
+            }
+            None => self.order,
         }
     }
 }
@@ -562,9 +595,9 @@ impl Event {
             ),
             EventKind::Read(r) => {
                 let what = match r.rmw {
-                    Some((op, _, _)) if r.is_exclusive() => format!("{}.read", op.name()),
-                    Some((op, _, _)) if r.spurious => format!("{} (spurious failure)", op.name()),
-                    Some((op, _, _)) => format!("{} (failed)", op.name()),
+                    Some((op, ..)) if r.is_exclusive() => format!("{}.read", op.name()),
+                    Some((op, ..)) if r.spurious => format!("{} (spurious failure)", op.name()),
+                    Some((op, ..)) => format!("{} (failed)", op.name()),
                     None if r.await_.is_some() => "lock".into(),
                     None => "load".into(),
                 };

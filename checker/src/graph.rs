@@ -358,15 +358,19 @@ impl ExecutionGraph {
         mo.insert(pos - 1, w);
     }
 
-    /// Makes read `r` read from `w`, recomputing its value and views.
-    /// `r` must be the last event of its thread.
-    pub fn set_rf(&mut self, r: EventId, w: EventId, sc_sync: bool) {
+    /// Makes read `r` read from `w` (failing spuriously if `spurious`),
+    /// recomputing its value, its order (an RMW's read part has its success or
+    /// failure order depending on the value) and its views. `r` must be the
+    /// last event of its thread.
+    pub fn set_rf(&mut self, r: EventId, w: EventId, spurious: bool, sc_sync: bool) {
         let loc = self.event(r).as_read().expect("read").loc;
         let value = self.write_value(loc, w);
         let mut kind = self.event(r).kind.clone();
         if let EventKind::Read(rd) = &mut kind {
             rd.rf = w;
             rd.value = value;
+            rd.spurious = spurious;
+            rd.order = rd.effective_order();
         }
         // Recompute the views as if the read were appended anew.
         let th = self.threads[r.thread as usize].as_mut().expect("thread");

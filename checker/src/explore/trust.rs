@@ -131,12 +131,8 @@ impl Strategy for Trust {
                 Some(Item::Rf { read, stamp, choice }) => {
                     self.taken += 1;
                     graph.restrict_to_stamp(stamp);
-                    graph.set_rf(read, choice.write, model.sc_sync());
-                    let e = graph.event_mut(read);
-                    e.added_max = false;
-                    if let EventKind::Read(r) = &mut e.kind {
-                        r.spurious = choice.spurious;
-                    }
+                    graph.set_rf(read, choice.write, choice.spurious, model.sc_sync());
+                    graph.event_mut(read).added_max = false;
                     return true;
                 }
                 Some(Item::Mo { write, stamp, pos }) => {
@@ -239,10 +235,7 @@ impl Strategy for Trust {
             }
             let mut g1 = g.clone();
             g1.restrict_to_view(&v);
-            g1.set_rf(r, w, model.sc_sync());
-            if let EventKind::Read(rd) = &mut g1.event_mut(r).kind {
-                rd.spurious = false;
-            }
+            g1.set_rf(r, w, false, model.sc_sync());
             for t in 0..g1.num_threads() as ThreadId {
                 for i in 0..g1.thread_len(t) {
                     let id = EventId::new(t, i);

@@ -1,0 +1,140 @@
+//! The optimal explorer against the reference enumerator on generated
+//! programs: same outcome sets, same number of executions, under rc11 and sc.
+
+mod common;
+
+use scopecheck::sync::atomic::{fence, AtomicUsize, Ordering};
+use scopecheck::sync::Arc;
+use scopecheck::{thread, MemoryModel};
+
+/// A tiny deterministic generator (xorshift64*), so every case is reproducible from its seed.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Instr {
+    Load(usize, Ordering),
+    Store(usize, usize, Ordering),
+    FetchAdd(usize, Ordering),
+    Cas(usize, usize, usize, Ordering, Ordering),
+    Fence(Ordering),
+}
+
+fn order(g: &mut Gen, kind: u8) -> Ordering {
+    // kind 0: load, 1: store, 2: rmw, 3: fence
+    let opts: &[Ordering] = match kind {
+        0 => &[Ordering::Relaxed, Ordering::Acquire, Ordering::SeqCst],
+        1 => &[Ordering::Relaxed, Ordering::Release, Ordering::SeqCst],
+        2 => &[
+            Ordering::Relaxed,
+            Ordering::Acquire,
+            Ordering::Release,
+            Ordering::AcqRel,
+            Ordering::SeqCst,
+        ],
+        _ => &[Ordering::Acquire, Ordering::Release, Ordering::AcqRel, Ordering::SeqCst],
+    };
+    opts[g.below(opts.len() as u64) as usize]
+}
+
+fn program(seed: u64) -> Vec<Vec<Instr>> {
+    let mut g = Gen(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let threads = 2 + g.below(2) as usize;
+    (0..threads)
+        .map(|_| {
+            // Three threads of three instructions are too many for the reference.
+            let len = 1 + g.below(if threads == 2 { 3 } else { 2 }) as usize;
+            (0..len)
+                .map(|_| {
+                    let loc = g.below(2) as usize;
+                    match g.below(9) {
+                        0..=2 => Instr::Load(loc, order(&mut g, 0)),
+                        3..=5 => Instr::Store(loc, 1 + g.below(2) as usize, order(&mut g, 1)),
+                        6 => Instr::FetchAdd(loc, order(&mut g, 2)),
+                        7 => {
+                            let fail = order(&mut g, 0);
+                            Instr::Cas(loc, g.below(2) as usize, 2, order(&mut g, 2), fail)
+                        }
+                        _ => Instr::Fence(order(&mut g, 3)),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
+    let locs = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+    let hs: Vec<_> = prog
+        .iter()
+        .cloned()
+        .map(|instrs| {
+            let locs = locs.clone();
+            thread::spawn(move || {
+                let mut regs = Vec::new();
+                for i in instrs {
+                    match i {
+                        Instr::Load(l, o) => regs.push(locs[l].load(o)),
+                        Instr::Store(l, v, o) => locs[l].store(v, o),
+                        Instr::FetchAdd(l, o) => regs.push(locs[l].fetch_add(1, o)),
+                        Instr::Cas(l, e, n, s, f) => regs.push(match locs[l].compare_exchange(e, n, s, f) {
+                            Ok(v) => v,
+                            Err(v) => 100 + v,
+                        }),
+                        Instr::Fence(o) => fence(o),
+                    }
+                }
+                regs
+            })
+        })
+        .collect();
+    let mut out = Vec::new();
+    for h in hs {
+        out.extend(h.join().unwrap());
+        out.push(99);
+    }
+    out.push(locs[0].load(Ordering::Relaxed));
+    out.push(locs[1].load(Ordering::Relaxed));
+    rec(out);
+}
+
+fn check(seeds: std::ops::Range<u64>, model: MemoryModel) {
+    for seed in seeds {
+        let prog = program(seed);
+        let p2 = prog.clone();
+        let t0 = std::time::Instant::now();
+        let r = std::panic::catch_unwind(move || common::both(model, move |rec: &dyn Fn(Vec<usize>)| run(&p2, rec)));
+        if let Err(e) = r {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            panic!("seed {seed} under {model:?}: {msg}\nprogram: {prog:?}");
+        }
+        if t0.elapsed().as_secs_f64() > 0.5 {
+            eprintln!("slow seed {seed}: {:?}", t0.elapsed());
+        }
+    }
+}
+
+#[test]
+fn optimal_equals_reference_rc11() {
+    check(0..300, MemoryModel::Rc11);
+}
+
+#[test]
+fn optimal_equals_reference_sc() {
+    check(1000..1150, MemoryModel::Sc);
+}
