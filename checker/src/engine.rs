@@ -44,8 +44,6 @@ pub enum Sched {
     Run(ThreadId),
     /// All threads finished.
     Done,
-    /// No thread can run and the execution ends blocked (a redundant branch).
-    Blocked,
     /// No thread can run: the program hangs.
     Deadlock(Box<Failure>),
 }
@@ -66,7 +64,8 @@ pub enum ExecutionEnd {
 pub struct Stats {
     /// Complete executions.
     pub complete: u64,
-    /// Blocked or abandoned executions.
+    /// Blocked or abandoned executions (an RMW that broke atomicity, a spin
+    /// iteration that saw nothing new, an inconsistent step).
     pub blocked: u64,
     /// Executions that ended in a failure.
     pub failed: u64,
@@ -84,8 +83,11 @@ struct ThreadRt {
     alloc_seq: u32,
     /// Operations performed (for the step bound).
     steps: u64,
-    /// Reads since the last spin hint: (location, write read, stamp of the read).
-    spin_reads: SmallVec<[(Loc, EventId, u32); 4]>,
+    /// Reads since the last spin hint: (location, write read).
+    spin_reads: SmallVec<[(Loc, EventId); 4]>,
+    /// What the previous iteration read, if it was a waiting one (per
+    /// location, the mo-latest write read).
+    spin_prev: Option<SmallVec<[(Loc, EventId); 4]>>,
     /// Whether the thread wrote (outside mutexes) since the last spin hint.
     spin_wrote: bool,
     /// Set while the thread waits at a spin hint.
@@ -96,13 +98,11 @@ struct ThreadRt {
     finished: bool,
 }
 
+/// A thread waiting at a spin hint: per location it read in its last
+/// iteration, the mo-latest write it read there.
 #[derive(Clone)]
 struct SpinWait {
-    locs: SmallVec<[Loc; 4]>,
-    after: u32,
-    /// Whether some read of the last iteration read a write that was not the
-    /// newest in mo (so the thread could have seen news already).
-    stale: bool,
+    read: SmallVec<[(Loc, EventId); 4]>,
 }
 
 /// A choice of write for a read: the write, and for a weak compare-exchange
@@ -404,37 +404,80 @@ impl Engine {
         Ok(())
     }
 
-    /// Thread `t` called a spin hint. Returns whether it must wait for news
-    /// before going on (it read something and wrote nothing since its last hint).
-    pub fn spin(&mut self, t: ThreadId) -> bool {
+    /// Thread `t` called a spin hint: the end of a loop iteration.
+    ///
+    /// The spin contract: an iteration that read something and wrote nothing
+    /// (mutex lock words aside) is a *waiting* iteration. After one, the
+    /// thread waits until another thread has written, to a location the
+    /// iteration read, a write mo-after the one it read there; and a next
+    /// waiting iteration that reads the same locations must read at least one
+    /// such newer write, since otherwise it repeats the previous one step for step.
+    /// Both are properties of the graph, so every strategy explores the same
+    /// executions. Returns whether the thread must wait; `Err(Moot)` when the
+    /// iteration saw nothing new.
+    pub fn spin(&mut self, t: ThreadId) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
         let reads = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
-        if replaying || wrote || reads.is_empty() {
-            return false;
+        if wrote || reads.is_empty() {
+            r.spin_prev = None;
+            return Ok(false);
         }
-        let mut locs: SmallVec<[Loc; 4]> = SmallVec::new();
-        let mut after = 0;
-        let mut stale = false;
-        for &(loc, w, stamp) in &reads {
-            if !locs.contains(&loc) {
-                locs.push(loc);
-            }
-            after = after.max(stamp);
-            if self.graph.mo_max(loc) != w {
-                stale = true;
+        let mut read: SmallVec<[(Loc, EventId); 4]> = SmallVec::new();
+        for (loc, w) in reads {
+            match read.iter_mut().find(|(l, _)| *l == loc) {
+                Some(slot) => {
+                    if self.graph.mo_position(loc, w) > self.graph.mo_position(loc, slot.1) {
+                        slot.1 = w;
+                    }
+                }
+                None => read.push((loc, w)),
             }
         }
-        self.rt(t).spin_wait = Some(SpinWait { locs, after, stale });
-        true
+        let prev = self.threads[t as usize].spin_prev.take();
+        if !replaying {
+            if let Some(prev) = prev {
+                if !self.sees_news(t, &prev, &read) {
+                    return Err(Stop::Moot);
+                }
+            }
+        }
+        let r = self.rt(t);
+        r.spin_prev = Some(read.clone());
+        if replaying {
+            return Ok(false);
+        }
+        r.spin_wait = Some(SpinWait { read });
+        Ok(true)
     }
 
-    fn spin_woken(&self, w: &SpinWait) -> bool {
-        w.locs.iter().any(|&l| {
+    /// Whether `w` (read by `t` at `loc`) is news with respect to `before`:
+    /// another thread's write, mo-after what `t` read there before.
+    fn is_news(&self, t: ThreadId, loc: Loc, before: EventId, w: EventId) -> bool {
+        !w.is_init() && w.thread != t && self.graph.mo_position(loc, w) > self.graph.mo_position(loc, before)
+    }
+
+    /// Whether an iteration that read `now` differs from the previous one,
+    /// which read `prev`: it read other locations (the thread took another
+    /// path, e.g. it was woken by news on a location it no longer reads), or it
+    /// read news somewhere. Only an exact repetition is pruned: it was woken by
+    /// news on one of these very locations and chose not to read it, so the
+    /// branch that reads it covers this one.
+    fn sees_news(&self, t: ThreadId, prev: &[(Loc, EventId)], now: &[(Loc, EventId)]) -> bool {
+        let same_locs = now.len() == prev.len() && now.iter().all(|(l, _)| prev.iter().any(|(p, _)| p == l));
+        !same_locs
+            || now.iter().any(|&(loc, w)| {
+                let before = prev.iter().find(|(l, _)| *l == loc).expect("same locations").1;
+                self.is_news(t, loc, before, w)
+            })
+    }
+
+    fn spin_woken(&self, t: ThreadId, w: &SpinWait) -> bool {
+        w.read.iter().any(|&(loc, before)| {
             self.graph
-                .loc(l)
-                .is_some_and(|d| d.mo.iter().any(|&x| self.graph.event(x).stamp > w.after))
+                .loc(loc)
+                .is_some_and(|d| d.mo.iter().any(|&x| self.is_news(t, loc, before, x)))
         })
     }
 
@@ -504,7 +547,7 @@ impl Engine {
         match st {
             ThreadStatus::Gone => false,
             ThreadStatus::SpinWait => match &self.threads.get(t as usize).and_then(|r| r.spin_wait.clone()) {
-                Some(w) => self.spin_woken(w),
+                Some(w) => self.spin_woken(t, w),
                 None => true,
             },
             ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
@@ -563,20 +606,16 @@ impl Engine {
         if status.iter().all(|s| matches!(s, ThreadStatus::Gone)) {
             return Sched::Done;
         }
-        // Nobody can run. A thread that spins on a stale value could still see
-        // news in another branch: that execution is only blocked.
+        // Nobody can run: the program hangs.
         let mut waiting = Vec::new();
         for (t, st) in status.iter().enumerate() {
             match st {
                 ThreadStatus::Gone => {}
                 ThreadStatus::SpinWait => {
                     let w = self.threads[t].spin_wait.clone().expect("spin wait state");
-                    if w.stale {
-                        return Sched::Blocked;
-                    }
-                    let locs: Vec<String> = w.locs.iter().map(|l| l.to_string()).collect();
+                    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
                     waiting.push(format!(
-                        "thread {t} spins on {} that no thread will change",
+                        "thread {t} spins on {} that no other thread will change",
                         locs.join(", ")
                     ));
                 }
@@ -645,7 +684,7 @@ impl Engine {
         let ev = self.graph.event(id).kind.clone();
         let res = match (op, &ev) {
             (Op::Load { loc, .. }, EventKind::Read(r)) if r.loc == *loc && r.rmw.is_none() => {
-                self.note_read(t, r.loc, r.rf, id);
+                self.note_read(t, r.loc, r.rf);
                 OpResult::Value(r.value)
             }
             (Op::Store { loc, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw => {
@@ -666,7 +705,7 @@ impl Engine {
             ) if r.loc == *loc && r.rmw.is_some() => {
                 self.stats.events_replayed += 1;
                 self.rt(t).cursor += 1;
-                self.note_read(t, r.loc, r.rf, id);
+                self.note_read(t, r.loc, r.rf);
                 let old = r.value;
                 if r.is_exclusive() {
                     let new = rop.apply(*ty, old).expect("exclusive read writes");
@@ -697,9 +736,8 @@ impl Engine {
         Ok(res)
     }
 
-    fn note_read(&mut self, t: ThreadId, loc: Loc, rf: EventId, id: EventId) {
-        let stamp = self.graph.event(id).stamp;
-        self.rt(t).spin_reads.push((loc, rf, stamp));
+    fn note_read(&mut self, t: ThreadId, loc: Loc, rf: EventId) {
+        self.rt(t).spin_reads.push((loc, rf));
     }
 
     fn note_write(&mut self, t: ThreadId, loc: Loc) {
@@ -813,7 +851,7 @@ impl Engine {
             src,
             added_max,
         );
-        self.note_read(t, loc, c.write, id);
+        self.note_read(t, loc, c.write);
         self.declarative_check()?;
         if order == Order::NonAtomic || self.has_plain(loc) {
             self.check_access_race(id, loc, false)?;
@@ -990,7 +1028,7 @@ impl Engine {
             added_max,
         );
         self.rt(t).await_after = None;
-        self.note_read(t, loc, c.write, rid);
+        self.note_read(t, loc, c.write);
         self.declarative_check()?;
         if self.has_plain(loc) {
             self.check_access_race(rid, loc, false)?;

@@ -258,8 +258,12 @@ pub fn spin() {
     if unwinding() {
         return;
     }
-    if with_shared(|s| s.engine.spin(t)) {
-        suspend(Yield::SpinWait);
+    match with_shared(|s| s.engine.spin(t)) {
+        Ok(true) => {
+            suspend(Yield::SpinWait);
+        }
+        Ok(false) => {}
+        Err(stop) => abort_with(stop),
     }
 }
 
@@ -511,7 +515,6 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
         let sched = with_shared(|s| s.engine.schedule(&th.status));
         match sched {
             Sched::Done => break Ok(ExecutionEnd::Complete),
-            Sched::Blocked => break Ok(ExecutionEnd::Blocked),
             Sched::Deadlock(f) => break Err(Stop::Failure(f)),
             Sched::Run(t) => {
                 let st = th.status[t as usize].clone();
