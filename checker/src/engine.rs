@@ -761,7 +761,7 @@ impl Engine {
     }
 
     fn sc_check_needed(&self) -> bool {
-        self.model == MemoryModel::Sc || self.graph.events().filter(|(_, e)| e.is_sc()).nth(1).is_some()
+        self.model == MemoryModel::Sc || self.graph.sc_events() >= 2
     }
 
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
@@ -860,12 +860,7 @@ impl Engine {
     }
 
     fn has_plain(&self, loc: Loc) -> bool {
-        let d = self.graph.loc(loc).expect("loc");
-        d.mo.iter()
-            .any(|&w| self.graph.event(w).as_write().expect("w").order == Order::NonAtomic)
-            || d.reads
-                .iter()
-                .any(|&r| self.graph.event(r).as_read().expect("r").order == Order::NonAtomic)
+        self.graph.loc(loc).expect("loc").has_plain
     }
 
     fn new_store(
@@ -1098,7 +1093,6 @@ impl Engine {
         rop: RmwOp,
         src: SourceLoc,
     ) {
-        let saved = self.graph.clone();
         let old = self.graph.write_value(loc, w);
         let new = rop.apply(ty, old).expect("conflicting alternatives write");
         let wo = write_order(proto.rmw.expect("rmw").2);
@@ -1119,9 +1113,9 @@ impl Engine {
         let wid = self.graph.push_event(t, wk, src, views, false);
         let pos = self.graph.mo_position(loc, w) + 1;
         self.graph.insert_mo(loc, wid, pos);
-        let _ = rid;
         self.strategy.write_added(&self.graph, wid, self.model);
-        self.graph = saved;
+        self.graph.pop_event(t);
+        self.graph.pop_event(rid.thread);
     }
 
     /// Race between the new access `id` to an atomic location and earlier

@@ -25,6 +25,9 @@ pub struct LocData {
     pub reads: Vec<EventId>,
     /// Cell accesses (for tracked cells).
     pub cells: Vec<EventId>,
+    /// Whether some access to this location is plain (non-atomic): only then
+    /// do atomic accesses need a data-race check.
+    pub has_plain: bool,
 }
 
 /// The events of one thread.
@@ -40,6 +43,8 @@ pub struct ExecutionGraph {
     threads: Vec<Option<ThreadEvents>>,
     locs: BTreeMap<Loc, LocData>,
     next_stamp: u32,
+    /// Number of seq_cst events (psc needs checking only from two on).
+    sc_events: usize,
 }
 
 /// The views of an event about to be added.
@@ -320,12 +325,23 @@ impl ExecutionGraph {
                         mo: Vec::new(),
                         reads: Vec::new(),
                         cells: Vec::new(),
+                        has_plain: false,
                     },
                 );
             }
-            EventKind::Read(r) => self.locs.get_mut(&r.loc).expect("loc").reads.push(id),
+            EventKind::Read(r) => {
+                let d = self.locs.get_mut(&r.loc).expect("loc");
+                d.reads.push(id);
+                d.has_plain |= r.order == Order::NonAtomic;
+            }
+            EventKind::Write(w) => {
+                self.locs.get_mut(&w.loc).expect("loc").has_plain |= w.order == Order::NonAtomic;
+            }
             EventKind::Cell { loc, .. } => self.locs.get_mut(loc).expect("loc").cells.push(id),
             _ => {}
+        }
+        if kind_is_sc(&kind) {
+            self.sc_events += 1;
         }
         let th = self.threads[ti].as_mut().expect("thread");
         th.events.push(Event {
@@ -342,6 +358,43 @@ impl ExecutionGraph {
         });
         self.next_stamp += 1;
         id
+    }
+
+    /// Number of seq_cst events.
+    pub fn sc_events(&self) -> usize {
+        self.sc_events
+    }
+
+    /// Removes the last event of thread `t` (undoing [`Self::push_event`] and,
+    /// for a write, its place in mo).
+    pub fn pop_event(&mut self, t: ThreadId) {
+        let th = self.threads[t as usize].as_mut().expect("thread");
+        let e = th.events.pop().expect("an event to pop");
+        let id = EventId::new(t, th.events.len() as u32);
+        if th.events.is_empty() {
+            self.threads[t as usize] = None;
+        }
+        if e.is_sc() {
+            self.sc_events -= 1;
+        }
+        match &e.kind {
+            EventKind::Read(r) => {
+                let d = self.locs.get_mut(&r.loc).expect("loc");
+                d.reads.retain(|&x| x != id);
+            }
+            EventKind::Write(w) => {
+                let d = self.locs.get_mut(&w.loc).expect("loc");
+                d.mo.retain(|&x| x != id);
+            }
+            EventKind::Cell { loc, .. } => {
+                self.locs.get_mut(loc).expect("loc").cells.retain(|&x| x != id);
+            }
+            EventKind::Alloc { loc, .. } => {
+                self.locs.remove(loc);
+            }
+            _ => {}
+        }
+        self.next_stamp = e.stamp;
     }
 
     /// Places write `w` at mo position `pos` (1 = right after the initial write).
@@ -404,6 +457,51 @@ impl ExecutionGraph {
         self.next_stamp = stamp + 1;
     }
 
+    /// A copy holding only the events in `view` (downward closed): cheaper
+    /// than cloning everything and then restricting.
+    pub fn clone_restricted(&self, view: &Clock) -> ExecutionGraph {
+        let threads: Vec<Option<ThreadEvents>> = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, th)| {
+                let keep = view.get(t as ThreadId) as usize;
+                match th {
+                    Some(th) if keep > 0 => Some(ThreadEvents {
+                        events: th.events[..keep.min(th.events.len())].to_vec(),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut g = ExecutionGraph {
+            threads,
+            locs: BTreeMap::new(),
+            next_stamp: 0,
+            sc_events: 0,
+        };
+        let live = |e: &EventId| view.contains(*e);
+        for (loc, d) in &self.locs {
+            if !live(&d.alloc) {
+                continue;
+            }
+            g.locs.insert(
+                *loc,
+                LocData {
+                    init: d.init,
+                    kind: d.kind,
+                    alloc: d.alloc,
+                    mo: d.mo.iter().copied().filter(live).collect(),
+                    reads: d.reads.iter().copied().filter(live).collect(),
+                    cells: d.cells.iter().copied().filter(live).collect(),
+                    has_plain: false,
+                },
+            );
+        }
+        g.reindex();
+        g
+    }
+
     /// Keeps only the events in `view` (which must be downward closed).
     pub fn restrict_to_view(&mut self, view: &Clock) {
         for (t, th) in self.threads.iter_mut().enumerate() {
@@ -432,7 +530,37 @@ impl ExecutionGraph {
             d.reads.retain(live);
             d.cells.retain(live);
         }
+        let mut sc = 0;
+        let mut plain = Vec::new();
+        for (_, e) in self.events() {
+            if e.is_sc() {
+                sc += 1;
+            }
+            match &e.kind {
+                EventKind::Read(r) if r.order == Order::NonAtomic => plain.push(r.loc),
+                EventKind::Write(w) if w.order == Order::NonAtomic => plain.push(w.loc),
+                _ => {}
+            }
+        }
+        self.sc_events = sc;
+        for d in self.locs.values_mut() {
+            d.has_plain = false;
+        }
+        for l in plain {
+            if let Some(d) = self.locs.get_mut(&l) {
+                d.has_plain = true;
+            }
+        }
         let max = self.events().map(|(_, e)| e.stamp).max();
         self.next_stamp = max.map_or(0, |m| m + 1);
+    }
+}
+
+fn kind_is_sc(k: &EventKind) -> bool {
+    match k {
+        EventKind::Read(r) => r.order.is_sc(),
+        EventKind::Write(w) => w.order.is_sc(),
+        EventKind::Fence { order } => order.is_sc(),
+        _ => false,
     }
 }

@@ -233,8 +233,7 @@ impl Strategy for Trust {
             if !is_maximal_extension(g, r, w, &v) {
                 continue;
             }
-            let mut g1 = g.clone();
-            g1.restrict_to_view(&v);
+            let mut g1 = g.clone_restricted(&v);
             g1.set_rf(r, w, false, model.sc_sync());
             for t in 0..g1.num_threads() as ThreadId {
                 for i in 0..g1.thread_len(t) {

@@ -123,7 +123,7 @@ impl MemoryModel {
         match self {
             MemoryModel::Sc => Relations::of(g, true).check(g, true),
             MemoryModel::Rc11 => {
-                if g.events().filter(|(_, e)| e.is_sc()).nth(1).is_none() {
+                if g.sc_events() < 2 {
                     return Ok(());
                 }
                 let rel = Relations::of(g, false);
