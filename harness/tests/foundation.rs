@@ -367,3 +367,49 @@ fn weak_compare_exchange_may_fail_spuriously_but_not_forever() {
     // not explored: it would repeat the same step).
     assert_eq!(n, 4);
 }
+
+#[test]
+fn seventy_threads_run_without_a_cap() {
+    let r = Builder::new().explore(|| {
+        let hs: Vec<_> = (0..70)
+            .map(|i| {
+                thread::spawn(move || {
+                    // Its own location: no choice to make.
+                    let a = AtomicUsize::new(i);
+                    a.store(i + 1, Ordering::Relaxed);
+                    a.load(Ordering::Relaxed)
+                })
+            })
+            .collect();
+        for (i, h) in hs.into_iter().enumerate() {
+            assert_eq!(h.join().unwrap(), i + 1);
+        }
+    });
+    assert!(r.failures().is_empty(), "{r}");
+    assert!(r.is_complete());
+    assert_eq!(r.executions(), 1);
+}
+
+#[test]
+fn max_duration_marks_the_run_incomplete() {
+    let mut b = Builder::new();
+    b.max_duration = Some(std::time::Duration::from_millis(50));
+    let r = b.explore(|| {
+        let x = Arc::new(AtomicUsize::new(0));
+        let hs: Vec<_> = (0..9)
+            .map(|_| {
+                let x = x.clone();
+                thread::spawn(move || {
+                    x.fetch_add(1, Ordering::Relaxed);
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+    });
+    // 9! = 362880 executions take far longer than 50 ms.
+    assert!(!r.is_complete());
+    assert!(r.executions() < 362880);
+    assert!(r.incomplete_reason().unwrap().contains("max_duration"), "{r}");
+}
