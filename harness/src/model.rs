@@ -3,27 +3,10 @@
 use crate::report::Report;
 use scopecheck_checker::token;
 use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig, StrategyChoice};
+use scopecheck_instrument::rt::{self, RunConfig};
 use std::time::Duration;
 
-/// How executions are chosen.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// Every consistent execution exactly once (the default).
-    Exhaustive,
-    /// Every interleaving and choice, judged by the model's axioms: slow;
-    /// meant for cross-checking the exhaustive explorer.
-    Reference,
-    /// `iterations` executions with uniformly random choices from `seed`.
-    Random {
-        /// Seed.
-        seed: u64,
-        /// Number of executions.
-        iterations: u64,
-    },
-    /// The single execution a replay token (from a report) describes.
-    Replay(String),
-}
+pub use scopecheck_instrument::rt::StrategyChoice as Strategy;
 
 /// Configures a check, with public fields like loom's `Builder`.
 #[derive(Clone, Debug)]
@@ -72,21 +55,13 @@ impl Builder {
 
     fn config(&self) -> RunConfig {
         let mut model = self.memory_model;
-        let strategy = match &self.strategy {
-            Strategy::Exhaustive => StrategyChoice::Exhaustive,
-            Strategy::Reference => StrategyChoice::Reference,
-            Strategy::Random { seed, iterations } => StrategyChoice::Random {
-                seed: *seed,
-                iterations: *iterations,
-            },
-            Strategy::Replay(t) => {
-                match token::decode(t) {
-                    Ok(tok) => model = tok.model,
-                    Err(e) => panic!("scopecheck: SCOPECHECK_REPLAY / Strategy::Replay holds a bad token: {e}"),
-                }
-                StrategyChoice::Replay(t.clone())
+        if let Strategy::Replay(t) = &self.strategy {
+            match token::decode(t) {
+                Ok(tok) => model = tok.model,
+                Err(e) => panic!("scopecheck: SCOPECHECK_REPLAY / Strategy::Replay holds a bad token: {e}"),
             }
-        };
+        }
+        let strategy = self.strategy.clone();
         RunConfig {
             model,
             strategy,

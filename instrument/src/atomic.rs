@@ -159,6 +159,23 @@ impl<T: Copy> MutSlot<T> {
     }
 }
 
+/// std's `fetch_update`: apply `f` and retry a weak compare-exchange until it
+/// succeeds or `f` gives up.
+#[track_caller]
+fn fetch_update_loop<T: Copy>(
+    mut prev: T,
+    mut f: impl FnMut(T) -> Option<T>,
+    mut cas_weak: impl FnMut(T, T) -> Result<T, T>,
+) -> Result<T, T> {
+    while let Some(next) = f(prev) {
+        match cas_weak(prev, next) {
+            Ok(x) => return Ok(x),
+            Err(next_prev) => prev = next_prev,
+        }
+    }
+    Err(prev)
+}
+
 macro_rules! int_atomic {
     ($(#[$doc:meta])* $name:ident, $int:ty, $bits:expr, $signed:expr) => {
         $(#[$doc])*
@@ -289,18 +306,13 @@ macro_rules! int_atomic {
 
             /// Applies `f` with a compare-exchange loop, as std does.
             #[track_caller]
-            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<$int, $int>
+            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<$int, $int>
             where
                 F: FnMut($int) -> Option<$int>,
             {
-                let mut prev = self.load(fetch_order);
-                while let Some(next) = f(prev) {
-                    match self.compare_exchange_weak(prev, next, set_order, fetch_order) {
-                        Ok(x) => return Ok(x),
-                        Err(next_prev) => prev = next_prev,
-                    }
-                }
-                Err(prev)
+                fetch_update_loop(self.load(fetch_order), f, |p, n| {
+            self.compare_exchange_weak(p, n, set_order, fetch_order)
+        })
             }
 
             /// Mutable access to the value (read plainly; written back plainly
@@ -512,18 +524,13 @@ impl AtomicBool {
 
     /// Applies `f` with a compare-exchange loop, as std does.
     #[track_caller]
-    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<bool, bool>
+    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<bool, bool>
     where
         F: FnMut(bool) -> Option<bool>,
     {
-        let mut prev = self.load(fetch_order);
-        while let Some(next) = f(prev) {
-            match self.compare_exchange_weak(prev, next, set_order, fetch_order) {
-                Ok(x) => return Ok(x),
-                Err(next_prev) => prev = next_prev,
-            }
-        }
-        Err(prev)
+        fetch_update_loop(self.load(fetch_order), f, |p, n| {
+            self.compare_exchange_weak(p, n, set_order, fetch_order)
+        })
     }
 
     /// Mutable access to the value.
@@ -669,18 +676,13 @@ impl<T> AtomicPtr<T> {
 
     /// Applies `f` with a compare-exchange loop, as std does.
     #[track_caller]
-    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<*mut T, *mut T>
+    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<*mut T, *mut T>
     where
         F: FnMut(*mut T) -> Option<*mut T>,
     {
-        let mut prev = self.load(fetch_order);
-        while let Some(next) = f(prev) {
-            match self.compare_exchange_weak(prev, next, set_order, fetch_order) {
-                Ok(x) => return Ok(x),
-                Err(next_prev) => prev = next_prev,
-            }
-        }
-        Err(prev)
+        fetch_update_loop(self.load(fetch_order), f, |p, n| {
+            self.compare_exchange_weak(p, n, set_order, fetch_order)
+        })
     }
 
     /// Mutable access to the pointer.
