@@ -1,0 +1,1166 @@
+//! Runs the same small concurrent programs under scopecheck, loom and
+//! shuttle, and prints what each tool did: executions, wall time,
+//! executions per second, the ratio of scopecheck's time to the peer's, and
+//! peak resident memory.
+//!
+//! Pairings:
+//! - scopecheck exhaustive (`Strategy::Exhaustive`) against loom exhaustive
+//!   (`loom::model::Builder::new()`, default settings: no preemption bound);
+//! - scopecheck random (`Strategy::Random { seed, iterations }`) against
+//!   shuttle's random scheduler (`shuttle::check_random(f, iterations)`),
+//!   with the same iteration count.
+//!
+//! Each program is written once, in the `programs!` macro, and instantiated
+//! for each tool's shim, so the three versions have the same source text and
+//! differ only in which crate's atomics, `Arc` and threads they use.
+//!
+//! Each (program, tool) pair runs in a child process (this same executable,
+//! started with `--child`), so that its peak RSS is its own and a run that
+//! takes too long can be stopped (`--timeout`).
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::process::{Command as Process, ExitCode, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering as StdOrdering};
+use std::time::{Duration, Instant};
+
+/// Counts invocations of the program closure, for every tool alike.
+static CLOSURE_RUNS: AtomicU64 = AtomicU64::new(0);
+/// Counts program runs whose outcome the program's own logic forbids (the
+/// programs report this instead of panicking, so every tool runs to the end).
+static FORBIDDEN: AtomicU64 = AtomicU64::new(0);
+
+fn count_run() {
+    CLOSURE_RUNS.fetch_add(1, StdOrdering::Relaxed);
+}
+
+fn record_outcome(allowed: bool) {
+    if !allowed {
+        FORBIDDEN.fetch_add(1, StdOrdering::Relaxed);
+    }
+}
+
+/// Writes each program against the shim of crate `$krate`. Each program
+/// returns whether its final outcome is one its semantics allow.
+macro_rules! programs {
+    ($module:ident, $krate:ident) => {
+        /// The benchmark programs written against this tool's shim.
+        pub mod $module {
+            use ::$krate::sync::atomic::{AtomicUsize, Ordering};
+            use ::$krate::sync::Arc;
+            use ::$krate::thread;
+
+            /// Store buffering: thread 1 stores x then loads y, thread 2
+            /// stores y then loads x. Under SeqCst at least one load must
+            /// read 1; Relaxed allows every outcome.
+            pub fn store_buffering(seq_cst: bool) -> bool {
+                let order = if seq_cst {
+                    Ordering::SeqCst
+                } else {
+                    Ordering::Relaxed
+                };
+                let x = Arc::new(AtomicUsize::new(0));
+                let y = Arc::new(AtomicUsize::new(0));
+                let (x1, y1) = (x.clone(), y.clone());
+                let t1 = thread::spawn(move || {
+                    x1.store(1, order);
+                    y1.load(order)
+                });
+                let (x2, y2) = (x.clone(), y.clone());
+                let t2 = thread::spawn(move || {
+                    y2.store(1, order);
+                    x2.load(order)
+                });
+                let a = t1.join().unwrap();
+                let b = t2.join().unwrap();
+                !seq_cst || a == 1 || b == 1
+            }
+
+            /// `threads` threads, each doing `per_thread` relaxed fetch_adds
+            /// of 1 on one counter; the main thread joins them and checks the sum.
+            pub fn fetch_add(threads: usize, per_thread: usize) -> bool {
+                let x = Arc::new(AtomicUsize::new(0));
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| {
+                        let x = x.clone();
+                        thread::spawn(move || {
+                            for _ in 0..per_thread {
+                                x.fetch_add(1, Ordering::Relaxed);
+                            }
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    h.join().unwrap();
+                }
+                x.load(Ordering::Relaxed) == threads * per_thread
+            }
+
+            /// Thread i (1..=n) does compare_exchange(i - 1, i) on x, which
+            /// starts at 0; x ends at some value in 0..=n.
+            pub fn cas_rotation(n: usize) -> bool {
+                let x = Arc::new(AtomicUsize::new(0));
+                let handles: Vec<_> = (1..=n)
+                    .map(|i| {
+                        let x = x.clone();
+                        thread::spawn(move || {
+                            let _ = x.compare_exchange(i - 1, i, Ordering::Relaxed, Ordering::Relaxed);
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    h.join().unwrap();
+                }
+                x.load(Ordering::Relaxed) <= n
+            }
+        }
+    };
+}
+
+programs!(on_scopecheck, scopecheck);
+programs!(on_loom, loom);
+programs!(on_shuttle, shuttle);
+
+/// One benchmark program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Program {
+    /// Store buffering, all Relaxed (`seq_cst == false`) or all SeqCst.
+    StoreBuffering {
+        /// SeqCst instead of Relaxed.
+        seq_cst: bool,
+    },
+    /// `threads` threads × `per_thread` relaxed fetch_add.
+    FetchAdd {
+        /// Spawned threads.
+        threads: usize,
+        /// fetch_adds per thread.
+        per_thread: usize,
+    },
+    /// The compare-exchange rotation with `n` threads.
+    CasRotation {
+        /// Spawned threads.
+        n: usize,
+    },
+}
+
+impl Program {
+    /// Every program, in the order the table shows them.
+    pub fn all() -> Vec<Program> {
+        let mut v = vec![
+            Program::StoreBuffering { seq_cst: false },
+            Program::StoreBuffering { seq_cst: true },
+            Program::FetchAdd {
+                threads: 2,
+                per_thread: 10,
+            },
+        ];
+        for threads in 3..=6 {
+            v.push(Program::FetchAdd { threads, per_thread: 1 });
+        }
+        for n in 4..=8 {
+            v.push(Program::CasRotation { n });
+        }
+        v
+    }
+
+    /// Short name, as accepted on the command line.
+    pub fn name(self) -> String {
+        match self {
+            Program::StoreBuffering { seq_cst: false } => "sb-relaxed".to_string(),
+            Program::StoreBuffering { seq_cst: true } => "sb-seqcst".to_string(),
+            Program::FetchAdd { threads, per_thread: 1 } => format!("fai-{threads}"),
+            Program::FetchAdd { threads, per_thread } => format!("fai-{threads}x{per_thread}"),
+            Program::CasRotation { n } => format!("cas-rot-{n}"),
+        }
+    }
+
+    /// Threads the program spawns (the main thread not counted).
+    pub fn spawned_threads(self) -> usize {
+        match self {
+            Program::StoreBuffering { .. } => 2,
+            Program::FetchAdd { threads, .. } => threads,
+            Program::CasRotation { n } => n,
+        }
+    }
+
+    /// The exact number of executions an optimal explorer finds under RC11,
+    /// where it is known in closed form.
+    pub fn expected_rc11_executions(self) -> Option<u64> {
+        match self {
+            // Each load reads 0 or 1: 4 outcomes; SeqCst forbids (0, 0).
+            Program::StoreBuffering { seq_cst: false } => Some(4),
+            Program::StoreBuffering { seq_cst: true } => Some(3),
+            // One execution per modification order of the RMWs: the
+            // interleavings of the per-thread sequences, a multinomial.
+            Program::FetchAdd { threads, per_thread } => {
+                let total = (threads * per_thread) as u64;
+                let mut n = factorial(total);
+                for _ in 0..threads {
+                    n /= factorial(per_thread as u64);
+                }
+                Some(n)
+            }
+            Program::CasRotation { .. } => None,
+        }
+    }
+
+    fn run_scopecheck(self) -> bool {
+        match self {
+            Program::StoreBuffering { seq_cst } => on_scopecheck::store_buffering(seq_cst),
+            Program::FetchAdd { threads, per_thread } => on_scopecheck::fetch_add(threads, per_thread),
+            Program::CasRotation { n } => on_scopecheck::cas_rotation(n),
+        }
+    }
+
+    fn run_loom(self) -> bool {
+        match self {
+            Program::StoreBuffering { seq_cst } => on_loom::store_buffering(seq_cst),
+            Program::FetchAdd { threads, per_thread } => on_loom::fetch_add(threads, per_thread),
+            Program::CasRotation { n } => on_loom::cas_rotation(n),
+        }
+    }
+
+    fn run_shuttle(self) -> bool {
+        match self {
+            Program::StoreBuffering { seq_cst } => on_shuttle::store_buffering(seq_cst),
+            Program::FetchAdd { threads, per_thread } => on_shuttle::fetch_add(threads, per_thread),
+            Program::CasRotation { n } => on_shuttle::cas_rotation(n),
+        }
+    }
+}
+
+fn factorial(n: u64) -> u64 {
+    (1..=n).product()
+}
+
+/// Parses a program name, or a group name, into programs.
+pub fn parse_programs(arg: &str) -> Result<Vec<Program>, String> {
+    let all = Program::all();
+    let group: Vec<Program> = match arg {
+        "all" => all,
+        "sb" => all
+            .into_iter()
+            .filter(|p| matches!(p, Program::StoreBuffering { .. }))
+            .collect(),
+        "fai" => all
+            .into_iter()
+            .filter(|p| matches!(p, Program::FetchAdd { .. }))
+            .collect(),
+        "cas-rot" | "rot" => all
+            .into_iter()
+            .filter(|p| matches!(p, Program::CasRotation { .. }))
+            .collect(),
+        name => all.into_iter().filter(|p| p.name() == name).collect(),
+    };
+    if group.is_empty() {
+        Err(format!("unknown program `{arg}` (try --list)"))
+    } else {
+        Ok(group)
+    }
+}
+
+/// A tool and the way it explores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// scopecheck, `Strategy::Exhaustive`.
+    ScopecheckExhaustive,
+    /// loom, `loom::model::Builder::new().check(..)`.
+    Loom,
+    /// scopecheck, `Strategy::Random { seed, iterations }`.
+    ScopecheckRandom,
+    /// shuttle, `shuttle::check_random(f, iterations)`.
+    Shuttle,
+}
+
+impl Tool {
+    /// Every tool, in the order each program runs them.
+    pub const ALL: [Tool; 4] = [
+        Tool::ScopecheckExhaustive,
+        Tool::Loom,
+        Tool::ScopecheckRandom,
+        Tool::Shuttle,
+    ];
+
+    /// Name, as accepted by `--tools`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::ScopecheckExhaustive => "scopecheck",
+            Tool::Loom => "loom",
+            Tool::ScopecheckRandom => "scopecheck-random",
+            Tool::Shuttle => "shuttle",
+        }
+    }
+
+    /// The scopecheck run this tool's time is compared with.
+    pub fn baseline(self) -> Option<Tool> {
+        match self {
+            Tool::Loom => Some(Tool::ScopecheckExhaustive),
+            Tool::Shuttle => Some(Tool::ScopecheckRandom),
+            _ => None,
+        }
+    }
+}
+
+/// Parses a comma-separated tool list.
+pub fn parse_tools(arg: &str) -> Result<Vec<Tool>, String> {
+    let mut tools = Vec::new();
+    for part in arg.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let found: Vec<Tool> = match part {
+            "all" => Tool::ALL.to_vec(),
+            "exhaustive" => vec![Tool::ScopecheckExhaustive, Tool::Loom],
+            "random" => vec![Tool::ScopecheckRandom, Tool::Shuttle],
+            name => Tool::ALL.iter().copied().filter(|t| t.name() == name).collect(),
+        };
+        if found.is_empty() {
+            return Err(format!(
+                "unknown tool `{part}` (scopecheck, loom, scopecheck-random, shuttle, exhaustive, random, all)"
+            ));
+        }
+        for t in found {
+            if !tools.contains(&t) {
+                tools.push(t);
+            }
+        }
+    }
+    tools.sort_by_key(|t| Tool::ALL.iter().position(|u| u == t));
+    Ok(tools)
+}
+
+/// Why a row has no complete measurement, or what it found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The tool cannot run the program (loom's thread limit).
+    NotRun(String),
+    /// The run was stopped after `--timeout`.
+    TimedOut(Duration),
+    /// The tool reported a failure, panicked or stopped early.
+    Failed(String),
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::NotRun(why) => write!(f, "not run: {why}"),
+            Problem::TimedOut(d) => write!(f, "stopped after the {} s timeout", d.as_secs()),
+            Problem::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+/// What one tool did on one program.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The program.
+    pub program: Program,
+    /// The tool.
+    pub tool: Tool,
+    /// Executions as the tool counts them (see the notes printed with the table).
+    pub executions: u64,
+    /// Invocations of the program closure.
+    pub closure_runs: u64,
+    /// Program runs whose outcome the program forbids (loom's SeqCst, shuttle's SC-only model...).
+    pub forbidden: u64,
+    /// Wall time of the tool's entry point.
+    pub wall: Duration,
+    /// Peak RSS (VmHWM, kB) of the process that ran it, read right after the run.
+    pub vm_hwm_kb: Option<u64>,
+    /// Set when the tool did not run the program to the end.
+    pub problem: Option<Problem>,
+}
+
+impl Row {
+    /// Executions per second.
+    pub fn rate(&self) -> f64 {
+        let s = self.wall.as_secs_f64();
+        if s > 0.0 {
+            self.executions as f64 / s
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Whether the row holds a full measurement.
+    pub fn measured(&self) -> bool {
+        self.problem.is_none()
+    }
+}
+
+/// Settings of a benchmark run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Programs, in order.
+    pub programs: Vec<Program>,
+    /// Tools, in order.
+    pub tools: Vec<Tool>,
+    /// Iterations for the two random tools.
+    pub iterations: u64,
+    /// Seed for scopecheck's random strategy.
+    pub seed: u64,
+    /// Memory model for the scopecheck runs.
+    pub memory_model: scopecheck::MemoryModel,
+    /// Wall-clock limit of one (program, tool) run.
+    pub timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            programs: Program::all(),
+            tools: Tool::ALL.to_vec(),
+            iterations: 10_000,
+            seed: 1,
+            memory_model: scopecheck::MemoryModel::Rc11,
+            timeout: Duration::from_secs(1200),
+        }
+    }
+}
+
+/// The usage text.
+pub fn usage() -> String {
+    let names: Vec<String> = Program::all().into_iter().map(Program::name).collect();
+    format!(
+        "usage: scopecheck-bench [OPTIONS] [PROGRAM...]\n\
+         \n\
+         Runs each PROGRAM (default: all) under each selected tool, each run in a child\n\
+         process, and prints one table.\n\
+         \n\
+         PROGRAM: a name or a group.\n\
+         \x20 names:  {}\n\
+         \x20 groups: sb, fai, cas-rot, all\n\
+         \n\
+         OPTIONS:\n\
+         \x20 --tools LIST       comma-separated: scopecheck, loom, scopecheck-random, shuttle,\n\
+         \x20                    exhaustive (= scopecheck,loom), random (= scopecheck-random,shuttle), all (default)\n\
+         \x20 --iterations N     iterations of the two random tools (default 10000)\n\
+         \x20 --seed N           seed of scopecheck's random strategy (default 1)\n\
+         \x20 --model rc11|sc    memory model of the scopecheck runs (default rc11)\n\
+         \x20 --timeout SECS     stop one (program, tool) run after SECS seconds (default 1200)\n\
+         \x20 --list             list the programs and exit\n\
+         \x20 -h, --help         this text\n",
+        names.join(", ")
+    )
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Command {
+    /// Run the benchmark.
+    Run(Options),
+    /// Run one (program, tool) pair in this process and print its row
+    /// for the parent (internal).
+    Child(Program, Tool, Options),
+    /// Print this text and exit successfully.
+    Print(String),
+}
+
+/// Parses the command line (without the program name). `--bench`, which
+/// `cargo bench` passes, is ignored.
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
+    let mut opts = Options::default();
+    let mut programs: Vec<Program> = Vec::new();
+    let mut child: Option<(String, String)> = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Print(usage())),
+            "--list" => {
+                let mut s = String::new();
+                for p in Program::all() {
+                    let expected = p
+                        .expected_rc11_executions()
+                        .map(|n| format!("{n} executions under rc11"))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        s,
+                        "{:<12} {} spawned threads  {expected}",
+                        p.name(),
+                        p.spawned_threads()
+                    );
+                }
+                return Ok(Command::Print(s));
+            }
+            "--bench" => {}
+            "--tools" => opts.tools = parse_tools(&value("--tools")?)?,
+            "--iterations" => {
+                opts.iterations = value("--iterations")?
+                    .parse()
+                    .map_err(|e| format!("--iterations: {e}"))?
+            }
+            "--seed" => opts.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--timeout" => {
+                let secs: f64 = value("--timeout")?.parse().map_err(|e| format!("--timeout: {e}"))?;
+                if !(secs > 0.0 && secs.is_finite()) {
+                    return Err("--timeout must be a positive number of seconds".to_string());
+                }
+                opts.timeout = Duration::from_secs_f64(secs);
+            }
+            "--model" => {
+                opts.memory_model = match value("--model")?.as_str() {
+                    "rc11" => scopecheck::MemoryModel::Rc11,
+                    "sc" => scopecheck::MemoryModel::Sc,
+                    other => return Err(format!("--model: unknown model `{other}` (rc11, sc)")),
+                }
+            }
+            "--child" => {
+                let p = value("--child")?;
+                let t = args.next().ok_or("--child needs a program and a tool")?;
+                child = Some((p, t));
+            }
+            f if f.starts_with('-') => return Err(format!("unknown option `{f}`\n\n{}", usage())),
+            name => {
+                for p in parse_programs(name)? {
+                    if !programs.contains(&p) {
+                        programs.push(p);
+                    }
+                }
+            }
+        }
+    }
+    if let Some((p, t)) = child {
+        let program = match parse_programs(&p)?.as_slice() {
+            [one] => *one,
+            _ => return Err(format!("--child takes one program, not `{p}`")),
+        };
+        let tool = match parse_tools(&t)?.as_slice() {
+            [one] => *one,
+            _ => return Err(format!("--child takes one tool, not `{t}`")),
+        };
+        return Ok(Command::Child(program, tool, opts));
+    }
+    if !programs.is_empty() {
+        opts.programs = programs;
+    }
+    if opts.tools.is_empty() {
+        return Err("--tools selects no tool".to_string());
+    }
+    Ok(Command::Run(opts))
+}
+
+/// VmHWM from /proc/self/status, in kB: the process's peak resident set size
+/// (a high-water mark over the process's whole life).
+pub fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic".to_string()
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// Runs `program` under `tool` in this process and measures it. Not
+/// reentrant: the closure counters are process-wide.
+pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
+    CLOSURE_RUNS.store(0, StdOrdering::Relaxed);
+    FORBIDDEN.store(0, StdOrdering::Relaxed);
+    let mut problem = None;
+    let start = Instant::now();
+    let mut executions = match tool {
+        Tool::ScopecheckExhaustive | Tool::ScopecheckRandom => {
+            let mut b = scopecheck::Builder::new();
+            b.memory_model = opts.memory_model;
+            b.strategy = if tool == Tool::ScopecheckExhaustive {
+                scopecheck::Strategy::Exhaustive
+            } else {
+                scopecheck::Strategy::Random {
+                    seed: opts.seed,
+                    iterations: opts.iterations,
+                }
+            };
+            let report = b.explore(|| {
+                count_run();
+                record_outcome(program.run_scopecheck());
+            });
+            if let Some(f) = report.failures().first() {
+                problem = Some(Problem::Failed(format!(
+                    "{}: {}",
+                    f.kind().name(),
+                    first_line(&f.message)
+                )));
+            } else if !report.is_complete() {
+                problem = Some(Problem::Failed(format!(
+                    "incomplete: {}",
+                    report.incomplete_reason().unwrap_or("no reason given")
+                )));
+            }
+            if tool == Tool::ScopecheckExhaustive {
+                report.executions()
+            } else {
+                report.runs()
+            }
+        }
+        Tool::Loom => {
+            // loom::MAX_THREADS counts the main thread.
+            if program.spawned_threads() + 1 > loom::MAX_THREADS {
+                problem = Some(Problem::NotRun(format!(
+                    "{} threads with main > loom::MAX_THREADS = {}",
+                    program.spawned_threads() + 1,
+                    loom::MAX_THREADS
+                )));
+            } else {
+                let builder = loom::model::Builder::new();
+                let result = catch_unwind(AssertUnwindSafe(|| {
+                    builder.check(move || {
+                        count_run();
+                        record_outcome(program.run_loom());
+                    })
+                }));
+                if let Err(p) = result {
+                    problem = Some(Problem::Failed(format!(
+                        "panicked: {}",
+                        first_line(&panic_message(&*p))
+                    )));
+                }
+            }
+            CLOSURE_RUNS.load(StdOrdering::Relaxed)
+        }
+        Tool::Shuttle => {
+            let iterations = opts.iterations as usize;
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                shuttle::check_random(
+                    move || {
+                        count_run();
+                        record_outcome(program.run_shuttle());
+                    },
+                    iterations,
+                )
+            }));
+            if let Err(p) = result {
+                problem = Some(Problem::Failed(format!(
+                    "panicked: {}",
+                    first_line(&panic_message(&*p))
+                )));
+            }
+            opts.iterations
+        }
+    };
+    let wall = start.elapsed();
+    let closure_runs = CLOSURE_RUNS.load(StdOrdering::Relaxed);
+    if tool == Tool::Shuttle && problem.is_some() {
+        executions = closure_runs;
+    }
+    Row {
+        program,
+        tool,
+        executions,
+        closure_runs,
+        forbidden: FORBIDDEN.load(StdOrdering::Relaxed),
+        wall,
+        vm_hwm_kb: peak_rss_kb(),
+        problem,
+    }
+}
+
+const ROW_TAG: &str = "SCOPECHECK_BENCH_ROW";
+
+/// The line a child prints for its parent.
+fn encode_row(row: &Row) -> String {
+    let problem = match &row.problem {
+        None => "ok".to_string(),
+        Some(Problem::NotRun(s)) => format!("notrun {s}"),
+        Some(Problem::Failed(s)) => format!("failed {s}"),
+        Some(Problem::TimedOut(d)) => format!("timeout {}", d.as_secs()),
+    };
+    format!(
+        "{ROW_TAG}\t{}\t{}\t{}\t{}\t{}\t{}",
+        row.executions,
+        row.closure_runs,
+        row.forbidden,
+        row.wall.as_nanos(),
+        row.vm_hwm_kb.map(|k| k.to_string()).unwrap_or_else(|| "-".to_string()),
+        problem.replace(['\t', '\n'], " ")
+    )
+}
+
+fn decode_row(program: Program, tool: Tool, line: &str) -> Option<Row> {
+    let mut f = line.strip_prefix(ROW_TAG)?.strip_prefix('\t')?.splitn(6, '\t');
+    let executions = f.next()?.parse().ok()?;
+    let closure_runs = f.next()?.parse().ok()?;
+    let forbidden = f.next()?.parse().ok()?;
+    let wall = Duration::from_nanos(f.next()?.parse().ok()?);
+    let vm_hwm_kb = f.next()?.parse().ok();
+    let p = f.next()?;
+    let problem = match p.split_once(' ') {
+        _ if p == "ok" => None,
+        Some(("notrun", s)) => Some(Problem::NotRun(s.to_string())),
+        Some(("timeout", s)) => Some(Problem::TimedOut(Duration::from_secs(s.parse().ok()?))),
+        Some((_, s)) => Some(Problem::Failed(s.to_string())),
+        None => Some(Problem::Failed(p.to_string())),
+    };
+    Some(Row {
+        program,
+        tool,
+        executions,
+        closure_runs,
+        forbidden,
+        wall,
+        vm_hwm_kb,
+        problem,
+    })
+}
+
+fn drain<R: Read + Send + 'static>(r: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut r) = r {
+            let _ = r.read_to_string(&mut s);
+        }
+        s
+    })
+}
+
+/// Runs `program` under `tool` in a child process (this executable with
+/// `--child`), stopping it after `opts.timeout`.
+pub fn run_in_child(program: Program, tool: Tool, opts: &Options) -> Row {
+    let failed = |why: String, wall: Duration| Row {
+        program,
+        tool,
+        executions: 0,
+        closure_runs: 0,
+        forbidden: 0,
+        wall,
+        vm_hwm_kb: None,
+        problem: Some(Problem::Failed(why)),
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return failed(format!("cannot find this executable: {e}"), Duration::ZERO),
+    };
+    let model = match opts.memory_model {
+        scopecheck::MemoryModel::Sc => "sc",
+        _ => "rc11",
+    };
+    let start = Instant::now();
+    let spawned = Process::new(exe)
+        .arg("--child")
+        .arg(program.name())
+        .arg(tool.name())
+        .args(["--iterations", &opts.iterations.to_string()])
+        .args(["--seed", &opts.seed.to_string()])
+        .args(["--model", model])
+        // Shuttle prints a warning about Relaxed orderings on each run; the
+        // notes under the table say it once.
+        .env("SHUTTLE_SILENCE_WARNINGS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => return failed(format!("cannot start a child process: {e}"), Duration::ZERO),
+    };
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() >= opts.timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return failed(format!("waiting for the child: {e}"), start.elapsed()),
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    let Some(status) = status else {
+        let mut row = failed(String::new(), start.elapsed());
+        row.problem = Some(Problem::TimedOut(opts.timeout));
+        return row;
+    };
+    match stdout.lines().find_map(|l| decode_row(program, tool, l)) {
+        Some(row) => row,
+        None => {
+            let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            failed(format!("child exited with {status}: {last}"), start.elapsed())
+        }
+    }
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+fn fmt_rate(r: f64) -> String {
+    if !r.is_finite() {
+        "-".to_string()
+    } else if r >= 1e6 {
+        format!("{:.2}M", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.1}k", r / 1e3)
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// The ratio of the matching scopecheck run's wall time to this row's.
+pub fn ratio(rows: &[Row], row: &Row) -> Option<f64> {
+    let base = row.tool.baseline()?;
+    if !row.measured() {
+        return None;
+    }
+    let sc = rows
+        .iter()
+        .find(|r| r.program == row.program && r.tool == base && r.measured())?;
+    let peer = row.wall.as_secs_f64();
+    (peer > 0.0).then(|| sc.wall.as_secs_f64() / peer)
+}
+
+/// One line of the table for `row`.
+pub fn format_row(rows: &[Row], row: &Row) -> String {
+    let ratio = match ratio(rows, row) {
+        Some(r) if r < 0.01 => format!("{r:.1e}"),
+        Some(r) => format!("{r:.3}"),
+        None => "-".to_string(),
+    };
+    let hwm = row
+        .vm_hwm_kb
+        .map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+        .unwrap_or_else(|| "-".to_string());
+    let (execs, closure, time, rate) = match &row.problem {
+        Some(Problem::NotRun(_)) | Some(Problem::TimedOut(_)) => {
+            ("-".to_string(), "-".to_string(), "-".to_string(), "-".to_string())
+        }
+        _ => (
+            row.executions.to_string(),
+            row.closure_runs.to_string(),
+            fmt_duration(row.wall),
+            fmt_rate(row.rate()),
+        ),
+    };
+    let mut line = format!(
+        "{:<11} {:<17} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9}",
+        row.program.name(),
+        row.tool.name(),
+        execs,
+        closure,
+        time,
+        rate,
+        ratio,
+        hwm
+    );
+    if let Some(p) = &row.problem {
+        let _ = write!(line, "  {p}");
+    }
+    if row.forbidden > 0 {
+        let _ = write!(
+            line,
+            "  {} run(s) ended in an outcome the program forbids",
+            row.forbidden
+        );
+    }
+    line
+}
+
+/// The table's header line.
+pub fn header() -> String {
+    format!(
+        "{:<11} {:<17} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9}",
+        "program", "tool", "executions", "closure", "wall", "exec/s", "sc/peer", "VmHWM"
+    )
+}
+
+/// Notes printed under the table.
+pub fn notes(opts: &Options) -> String {
+    let model = opts.memory_model.name();
+    let n = opts.iterations;
+    let mut s = String::new();
+    let _ = writeln!(s, "How each column is counted:");
+    let _ = writeln!(
+        s,
+        "  executions  scopecheck: Report::executions(), the complete, distinct consistent executions"
+    );
+    let _ = writeln!(s, "              under {model} (the exact optimal count);");
+    let _ = writeln!(
+        s,
+        "              scopecheck-random: Report::runs(), executions run ({n} asked, seed {});",
+        opts.seed
+    );
+    let _ = writeln!(
+        s,
+        "              loom: invocations of the model closure by loom::model::Builder::new().check"
+    );
+    let _ = writeln!(s, "              (default settings: no preemption bound);");
+    let _ = writeln!(
+        s,
+        "              shuttle: the iteration count given to shuttle::check_random ({n})"
+    );
+    let _ = writeln!(
+        s,
+        "  closure     invocations of the program closure, counted the same way for every tool"
+    );
+    let _ = writeln!(s, "  exec/s      executions / wall");
+    let _ = writeln!(
+        s,
+        "  sc/peer     scopecheck's wall time / the peer's (exhaustive vs loom, random vs shuttle);"
+    );
+    let _ = writeln!(s, "              below 1 means scopecheck was faster");
+    let _ = writeln!(
+        s,
+        "  VmHWM       peak RSS of the child process that ran this one row, read from /proc/self/status"
+    );
+    let _ = writeln!(s, "              (a process high-water mark) right after the run");
+    let _ = writeln!(
+        s,
+        "Each row runs in its own child process, stopped after --timeout ({} s).",
+        opts.timeout.as_secs()
+    );
+    let _ = writeln!(
+        s,
+        "Semantics differ: shuttle runs every atomic as SeqCst (no weak-memory behaviours); loom"
+    );
+    let _ = writeln!(
+        s,
+        "explores Relaxed/Acquire/Release store visibility from a bounded history and treats SeqCst"
+    );
+    let _ = writeln!(
+        s,
+        "accesses as AcqRel (its README says so: false alarms on SeqCst store buffering); scopecheck"
+    );
+    let _ = write!(s, "explores every execution {model} allows.");
+    s
+}
+
+/// Runs the benchmark as `opts` says, each row in a child process, printing
+/// each row as it is measured and the whole table at the end.
+pub fn run(opts: &Options) -> Vec<Row> {
+    println!(
+        "scopecheck-bench: {} program(s) × {} tool(s); {} iterations for the random tools; scopecheck under {}; \
+         timeout {} s per run",
+        opts.programs.len(),
+        opts.tools.len(),
+        opts.iterations,
+        opts.memory_model.name(),
+        opts.timeout.as_secs()
+    );
+    println!("{}", header());
+    let mut rows: Vec<Row> = Vec::new();
+    for &program in &opts.programs {
+        for &tool in &opts.tools {
+            let row = run_in_child(program, tool, opts);
+            rows.push(row);
+            println!("{}", format_row(&rows, rows.last().unwrap()));
+        }
+    }
+    println!();
+    println!("=== results ===");
+    println!("{}", header());
+    for row in &rows {
+        println!("{}", format_row(&rows, row));
+    }
+    println!();
+    println!("{}", notes(opts));
+    rows
+}
+
+/// Checks that make the benchmark's exit status mean something: scopecheck
+/// must run every program without a failure, find the closed-form count where
+/// one is known, and never produce an outcome the program forbids.
+pub fn scopecheck_errors(rows: &[Row], opts: &Options) -> Vec<String> {
+    let mut errors = Vec::new();
+    for row in rows {
+        if !matches!(row.tool, Tool::ScopecheckExhaustive | Tool::ScopecheckRandom) {
+            continue;
+        }
+        let name = row.program.name();
+        let tool = row.tool.name();
+        if let Some(p) = &row.problem {
+            errors.push(format!("{name} under {tool}: {p}"));
+        }
+        if row.forbidden > 0 {
+            errors.push(format!("{name} under {tool}: {} forbidden outcome(s)", row.forbidden));
+        }
+        if row.tool == Tool::ScopecheckExhaustive && opts.memory_model == scopecheck::MemoryModel::Rc11 {
+            if let Some(n) = row.program.expected_rc11_executions() {
+                if row.measured() && row.executions != n {
+                    errors.push(format!(
+                        "{name} under {tool}: {} executions, expected {n}",
+                        row.executions
+                    ));
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// Entry point shared by the binary and the `cargo bench` target.
+pub fn main_with_args<I: IntoIterator<Item = String>>(args: I) -> ExitCode {
+    match parse_args(args) {
+        Ok(Command::Print(s)) => {
+            print!("{s}");
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Child(program, tool, opts)) => {
+            let row = run_one(program, tool, &opts);
+            println!("{}", encode_row(&row));
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Run(opts)) => {
+            let rows = run(&opts);
+            let errors = scopecheck_errors(&rows, &opts);
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            if errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("scopecheck-bench: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// The closure counters are process-wide: tests that run a tool take
+    /// this lock so they do not run at once.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn small_opts(tools: &[Tool]) -> Options {
+        Options {
+            tools: tools.to_vec(),
+            iterations: 50,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn scopecheck_counts_match_closed_forms() {
+        let _g = serial();
+        let opts = small_opts(&[Tool::ScopecheckExhaustive]);
+        for p in [
+            Program::StoreBuffering { seq_cst: false },
+            Program::StoreBuffering { seq_cst: true },
+            Program::FetchAdd {
+                threads: 2,
+                per_thread: 3,
+            },
+            Program::FetchAdd {
+                threads: 4,
+                per_thread: 1,
+            },
+        ] {
+            let row = run_one(p, Tool::ScopecheckExhaustive, &opts);
+            assert!(row.problem.is_none(), "{}: {:?}", p.name(), row.problem);
+            assert_eq!(row.forbidden, 0, "{}", p.name());
+            assert_eq!(Some(row.executions), p.expected_rc11_executions(), "{}", p.name());
+        }
+        let big = Program::FetchAdd {
+            threads: 2,
+            per_thread: 10,
+        };
+        assert_eq!(big.expected_rc11_executions(), Some(184_756));
+    }
+
+    #[test]
+    fn every_tool_runs_a_small_program() {
+        let _g = serial();
+        let opts = small_opts(&Tool::ALL);
+        for tool in Tool::ALL {
+            let row = run_one(Program::CasRotation { n: 3 }, tool, &opts);
+            assert!(row.problem.is_none(), "{}: {:?}", tool.name(), row.problem);
+            assert!(row.executions > 0 && row.closure_runs > 0, "{}", tool.name());
+            assert_eq!(row.forbidden, 0);
+        }
+    }
+
+    #[test]
+    fn loom_thread_limit_is_reported_not_run() {
+        let _g = serial();
+        let opts = small_opts(&[Tool::Loom]);
+        let row = run_one(Program::CasRotation { n: 8 }, Tool::Loom, &opts);
+        assert!(matches!(row.problem, Some(Problem::NotRun(_))));
+    }
+
+    #[test]
+    fn rows_survive_the_trip_from_a_child() {
+        let row = Row {
+            program: Program::StoreBuffering { seq_cst: true },
+            tool: Tool::Loom,
+            executions: 42,
+            closure_runs: 42,
+            forbidden: 3,
+            wall: Duration::from_nanos(123_456_789),
+            vm_hwm_kb: Some(2048),
+            problem: Some(Problem::Failed("panicked:\tx".to_string())),
+        };
+        let back = decode_row(row.program, row.tool, &encode_row(&row)).unwrap();
+        assert_eq!(back.executions, 42);
+        assert_eq!(back.forbidden, 3);
+        assert_eq!(back.wall, row.wall);
+        assert_eq!(back.vm_hwm_kb, Some(2048));
+        assert_eq!(back.problem, Some(Problem::Failed("panicked: x".to_string())));
+    }
+
+    #[test]
+    fn arguments_select_programs_and_tools() {
+        let args = [
+            "fai",
+            "sb-relaxed",
+            "--tools",
+            "loom,scopecheck",
+            "--iterations=7",
+            "--bench",
+        ];
+        let Command::Run(o) = parse_args(args.iter().map(|s| s.to_string())).unwrap() else {
+            panic!("expected a run");
+        };
+        assert_eq!(o.programs.len(), 6);
+        assert_eq!(o.programs[5], Program::StoreBuffering { seq_cst: false });
+        assert_eq!(o.tools, vec![Tool::ScopecheckExhaustive, Tool::Loom]);
+        assert_eq!(o.iterations, 7);
+        assert!(parse_args(["nope".to_string()]).is_err());
+        assert!(parse_args(["--tools".to_string(), "x".to_string()]).is_err());
+        let child = ["--child", "cas-rot-5", "shuttle", "--iterations", "3"];
+        let Command::Child(p, t, o) = parse_args(child.iter().map(|s| s.to_string())).unwrap() else {
+            panic!("expected a child");
+        };
+        assert_eq!((p, t, o.iterations), (Program::CasRotation { n: 5 }, Tool::Shuttle, 3));
+    }
+}
