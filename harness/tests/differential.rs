@@ -138,3 +138,104 @@ fn optimal_equals_reference_rc11() {
 fn optimal_equals_reference_sc() {
     check(1000..1150, MemoryModel::Sc);
 }
+
+/// Programs that wait: thread 0 runs random steps and then raises a flag;
+/// the other threads may first spin until they see it, run random steps, and
+/// may do a mutex-protected increment. Nothing can deadlock, so both
+/// explorers must agree on outcomes and counts.
+fn waiting_program(seed: u64) -> (Vec<Vec<Instr>>, Vec<(bool, bool)>, Ordering) {
+    let mut g = Gen(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    // Two threads: with spin loops and a mutex, three are too many for the reference.
+    let mut prog = program(seed);
+    prog.truncate(2);
+    for t in prog.iter_mut() {
+        t.truncate(2);
+    }
+    let flag_order = if g.below(2) == 0 {
+        Ordering::Release
+    } else {
+        Ordering::Relaxed
+    };
+    let roles = (0..prog.len())
+        .map(|i| (i > 0 && g.below(3) != 0, g.below(2) == 0))
+        .collect();
+    (prog, roles, flag_order)
+}
+
+fn run_waiting(prog: &[Vec<Instr>], roles: &[(bool, bool)], flag_order: Ordering, rec: &dyn Fn(Vec<usize>)) {
+    let locs = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+    let flag = Arc::new(AtomicUsize::new(0));
+    let m = Arc::new(scopecheck::sync::Mutex::new(0usize));
+    let hs: Vec<_> = prog
+        .iter()
+        .cloned()
+        .zip(roles.iter().copied())
+        .enumerate()
+        .map(|(i, (instrs, (waits, locks)))| {
+            let (locs, flag, m) = (locs.clone(), flag.clone(), m.clone());
+            thread::spawn(move || {
+                let mut regs = Vec::new();
+                if waits {
+                    while flag.load(Ordering::Acquire) == 0 {
+                        scopecheck::hint::spin_loop();
+                    }
+                }
+                for ins in instrs {
+                    match ins {
+                        Instr::Load(l, o) => regs.push(locs[l].load(o)),
+                        Instr::Store(l, v, o) => locs[l].store(v, o),
+                        Instr::FetchAdd(l, o) => regs.push(locs[l].fetch_add(1, o)),
+                        Instr::Cas(l, e, n, s, f) => regs.push(match locs[l].compare_exchange(e, n, s, f) {
+                            Ok(v) => v,
+                            Err(v) => 100 + v,
+                        }),
+                        Instr::Fence(o) => fence(o),
+                    }
+                }
+                if locks {
+                    let mut g = m.lock().unwrap();
+                    regs.push(*g);
+                    *g += 1;
+                }
+                if i == 0 {
+                    flag.store(1, flag_order);
+                }
+                regs
+            })
+        })
+        .collect();
+    let mut out = Vec::new();
+    for h in hs {
+        out.extend(h.join().unwrap());
+        out.push(99);
+    }
+    out.push(locs[0].load(Ordering::Relaxed));
+    out.push(locs[1].load(Ordering::Relaxed));
+    out.push(*m.lock().unwrap());
+    rec(out);
+}
+
+#[test]
+fn optimal_equals_reference_with_spin_waits_and_a_mutex() {
+    for seed in 5000..5100 {
+        let t0 = std::time::Instant::now();
+        let (prog, roles, fo) = waiting_program(seed);
+        let (p2, r2) = (prog.clone(), roles.clone());
+        let r = std::panic::catch_unwind(move || {
+            common::both(MemoryModel::Rc11, move |rec: &dyn Fn(Vec<usize>)| {
+                run_waiting(&p2, &r2, fo, rec)
+            })
+        });
+        if let Err(e) = r {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            panic!("seed {seed}: {msg}\nprogram: {prog:?} roles {roles:?} flag {fo:?}");
+        }
+        if t0.elapsed().as_secs_f64() > 0.5 {
+            eprintln!("slow seed {seed}: {:?}", t0.elapsed());
+        }
+    }
+}
