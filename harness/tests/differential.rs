@@ -74,6 +74,28 @@ fn program(seed: u64) -> Vec<Vec<Instr>> {
         .collect()
 }
 
+/// Runs one instruction, recording what it read.
+fn step(locs: &[AtomicUsize; 2], ins: Instr, regs: &mut Vec<usize>) {
+    match ins {
+        Instr::Load(l, o) => regs.push(locs[l].load(o)),
+        Instr::Store(l, v, o) => locs[l].store(v, o),
+        Instr::FetchAdd(l, o) => regs.push(locs[l].fetch_add(1, o)),
+        Instr::Cas(l, e, n, s, f) => regs.push(match locs[l].compare_exchange(e, n, s, f) {
+            Ok(v) => v,
+            Err(v) => 100 + v,
+        }),
+        Instr::Fence(o) => fence(o),
+    }
+}
+
+/// The message of a caught panic.
+fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
     let locs = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
     let hs: Vec<_> = prog
@@ -84,16 +106,7 @@ fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
             thread::spawn(move || {
                 let mut regs = Vec::new();
                 for i in instrs {
-                    match i {
-                        Instr::Load(l, o) => regs.push(locs[l].load(o)),
-                        Instr::Store(l, v, o) => locs[l].store(v, o),
-                        Instr::FetchAdd(l, o) => regs.push(locs[l].fetch_add(1, o)),
-                        Instr::Cas(l, e, n, s, f) => regs.push(match locs[l].compare_exchange(e, n, s, f) {
-                            Ok(v) => v,
-                            Err(v) => 100 + v,
-                        }),
-                        Instr::Fence(o) => fence(o),
-                    }
+                    step(&locs, i, &mut regs);
                 }
                 regs
             })
@@ -116,11 +129,7 @@ fn check(seeds: std::ops::Range<u64>, model: MemoryModel) {
         let t0 = std::time::Instant::now();
         let r = std::panic::catch_unwind(move || common::both(model, move |rec: &dyn Fn(Vec<usize>)| run(&p2, rec)));
         if let Err(e) = r {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
+            let msg = panic_text(e);
             panic!("seed {seed} under {model:?}: {msg}\nprogram: {prog:?}");
         }
         if t0.elapsed().as_secs_f64() > 0.5 {
@@ -181,16 +190,7 @@ fn run_waiting(prog: &[Vec<Instr>], roles: &[(bool, bool)], flag_order: Ordering
                     }
                 }
                 for ins in instrs {
-                    match ins {
-                        Instr::Load(l, o) => regs.push(locs[l].load(o)),
-                        Instr::Store(l, v, o) => locs[l].store(v, o),
-                        Instr::FetchAdd(l, o) => regs.push(locs[l].fetch_add(1, o)),
-                        Instr::Cas(l, e, n, s, f) => regs.push(match locs[l].compare_exchange(e, n, s, f) {
-                            Ok(v) => v,
-                            Err(v) => 100 + v,
-                        }),
-                        Instr::Fence(o) => fence(o),
-                    }
+                    step(&locs, ins, &mut regs);
                 }
                 if locks {
                     let mut g = m.lock().unwrap();
@@ -227,11 +227,7 @@ fn optimal_equals_reference_with_spin_waits_and_a_mutex() {
             })
         });
         if let Err(e) = r {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
+            let msg = panic_text(e);
             panic!("seed {seed}: {msg}\nprogram: {prog:?} roles {roles:?} flag {fo:?}");
         }
         if t0.elapsed().as_secs_f64() > 0.5 {
