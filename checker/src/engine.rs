@@ -6,7 +6,6 @@
 //! The runtime (in the `instrument` crate) owns the coroutines and calls the
 //! engine; the engine knows nothing about them.
 
-use crate::clock::Clock;
 use crate::event::*;
 use crate::explore::Strategy;
 use crate::failure::{EventInfo, Failure, FailureKind};
@@ -136,14 +135,6 @@ pub struct Engine {
     /// The visible events of the kept graph, in the order they are replayed.
     replay_queue: Vec<EventId>,
     replay_next: usize,
-}
-
-fn read_order(o: Order) -> Order {
-    o.read_part()
-}
-
-fn write_order(o: Order) -> Order {
-    o.write_part()
 }
 
 impl Engine {
@@ -520,7 +511,7 @@ impl Engine {
             let mut g = self.graph.clone();
             let rk = EventKind::Read(ReadEvent {
                 loc,
-                order: read_order(success),
+                order: Order::read_part(success),
                 rf: w,
                 value: old,
                 rmw: Some((rop, ty, success, success)),
@@ -531,7 +522,7 @@ impl Engine {
             g.push_event(t, rk, src, v, false);
             let wk = EventKind::Write(WriteEvent {
                 loc,
-                order: write_order(success),
+                order: Order::write_part(success),
                 value: new,
                 rmw: true,
             });
@@ -546,7 +537,7 @@ impl Engine {
     fn enabled(&self, t: ThreadId, st: &ThreadStatus) -> bool {
         match st {
             ThreadStatus::Gone => false,
-            ThreadStatus::SpinWait => match &self.threads.get(t as usize).and_then(|r| r.spin_wait.clone()) {
+            ThreadStatus::SpinWait => match self.threads.get(t as usize).and_then(|r| r.spin_wait.as_ref()) {
                 Some(w) => self.spin_woken(t, w),
                 None => true,
             },
@@ -720,7 +711,7 @@ impl Engine {
                         self.note_write(t, *loc);
                     } else {
                         // The read part was revisited: its write part is new.
-                        self.new_rmw_write(t, id, *loc, new, write_order(*success), src)?;
+                        self.new_rmw_write(t, id, *loc, new, Order::write_part(*success), src)?;
                     }
                 }
                 let _ = await_;
@@ -981,7 +972,7 @@ impl Engine {
         }
         if self.strategy.wants_revisits() {
             for &w in &taken {
-                self.conflicting_alternative(t, loc, w, proto(read_order(success)), ty, rop, src);
+                self.conflicting_alternative(t, loc, w, proto(Order::read_part(success)), ty, rop, src);
             }
         }
         if await_.is_some() && free.is_empty() {
@@ -995,7 +986,7 @@ impl Engine {
         for c in free {
             let v = self.graph.write_value(loc, c.write);
             let writes = !c.spurious && rop.apply(ty, v).is_some();
-            let order = if writes { read_order(success) } else { failure };
+            let order = if writes { Order::read_part(success) } else { failure };
             let one = self.filter_reads(t, &proto(order), vec![c], src);
             kept.extend(one);
         }
@@ -1009,7 +1000,11 @@ impl Engine {
         let c = kept[i];
         let old = self.graph.write_value(loc, c.write);
         let new = if c.spurious { None } else { rop.apply(ty, old) };
-        let order = if new.is_some() { read_order(success) } else { failure };
+        let order = if new.is_some() {
+            Order::read_part(success)
+        } else {
+            failure
+        };
         let added_max = c.write == self.graph.mo_max(loc) && !c.spurious;
         let rid = self.push(
             t,
@@ -1029,7 +1024,7 @@ impl Engine {
             self.check_access_race(rid, loc, false)?;
         }
         if let Some(new) = new {
-            self.new_rmw_write(t, rid, loc, new, write_order(success), src)?;
+            self.new_rmw_write(t, rid, loc, new, Order::write_part(success), src)?;
         }
         Ok(Some(match rop {
             RmwOp::Cas { .. } => OpResult::Cas(old, new.is_some()),
@@ -1095,7 +1090,7 @@ impl Engine {
     ) {
         let old = self.graph.write_value(loc, w);
         let new = rop.apply(ty, old).expect("conflicting alternatives write");
-        let wo = write_order(proto.rmw.expect("rmw").2);
+        let wo = Order::write_part(proto.rmw.expect("rmw").2);
         let kind = EventKind::Read(ReadEvent {
             rf: w,
             value: old,
@@ -1129,11 +1124,9 @@ impl Engine {
             _ => return Ok(()),
         };
         let d = g.loc(loc).expect("loc");
-        let others = d.mo.iter().map(|&w| (w, true)).chain(if is_write {
-            d.reads.iter().map(|&r| (r, false)).collect::<Vec<_>>()
-        } else {
-            Vec::new()
-        });
+        // A read conflicts only with writes; a write with reads too.
+        let reads = d.reads.iter().filter(|_| is_write).map(|&r| (r, false));
+        let others = d.mo.iter().map(|&w| (w, true)).chain(reads);
         for (o, o_write) in others {
             if o.thread == id.thread || o == id || !(is_write || o_write) {
                 continue;
@@ -1199,10 +1192,5 @@ impl Engine {
                 .into(),
         );
         Stop::Failure(f)
-    }
-
-    /// The hb view of thread `t`'s latest event.
-    pub fn thread_view(&self, t: ThreadId) -> Clock {
-        MemoryModel::base_hb(&self.graph, t)
     }
 }

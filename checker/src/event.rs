@@ -371,8 +371,6 @@ pub enum Op {
         /// The thread waited for.
         target: ThreadId,
     },
-    /// `hint::spin_loop` / `thread::yield_now`: the thread waits for news.
-    Spin,
 }
 
 impl Op {
@@ -382,7 +380,7 @@ impl Op {
     pub fn is_visible(&self) -> bool {
         matches!(
             self,
-            Op::Load { .. } | Op::Store { .. } | Op::Rmw { .. } | Op::Join { .. } | Op::Spin
+            Op::Load { .. } | Op::Store { .. } | Op::Rmw { .. } | Op::Join { .. }
         )
     }
     /// The location an operation accesses, if any.
@@ -456,8 +454,6 @@ pub enum EventKind {
         /// Whether it may write.
         write: bool,
     },
-    /// A spin-loop hint.
-    Spin,
 }
 
 /// A read.
@@ -614,7 +610,6 @@ impl Event {
             EventKind::Cell { loc, write } => {
                 format!("{} {loc}", if *write { "cell write" } else { "cell read" })
             }
-            EventKind::Spin => "spin".into(),
         }
     }
 }

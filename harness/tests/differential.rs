@@ -96,6 +96,18 @@ fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_default()
 }
 
+/// Every thread's registers (each followed by 99), then both final values.
+fn outcome(hs: Vec<thread::JoinHandle<Vec<usize>>>, locs: &[AtomicUsize; 2]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for h in hs {
+        out.extend(h.join().unwrap());
+        out.push(99);
+    }
+    out.push(locs[0].load(Ordering::Relaxed));
+    out.push(locs[1].load(Ordering::Relaxed));
+    out
+}
+
 fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
     let locs = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
     let hs: Vec<_> = prog
@@ -112,14 +124,7 @@ fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
             })
         })
         .collect();
-    let mut out = Vec::new();
-    for h in hs {
-        out.extend(h.join().unwrap());
-        out.push(99);
-    }
-    out.push(locs[0].load(Ordering::Relaxed));
-    out.push(locs[1].load(Ordering::Relaxed));
-    rec(out);
+    rec(outcome(hs, &locs));
 }
 
 fn check(seeds: std::ops::Range<u64>, model: MemoryModel) {
@@ -204,13 +209,7 @@ fn run_waiting(prog: &[Vec<Instr>], roles: &[(bool, bool)], flag_order: Ordering
             })
         })
         .collect();
-    let mut out = Vec::new();
-    for h in hs {
-        out.extend(h.join().unwrap());
-        out.push(99);
-    }
-    out.push(locs[0].load(Ordering::Relaxed));
-    out.push(locs[1].load(Ordering::Relaxed));
+    let mut out = outcome(hs, &locs);
     out.push(*m.lock().unwrap());
     rec(out);
 }

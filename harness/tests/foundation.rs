@@ -8,6 +8,24 @@ use scopecheck::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ord
 use scopecheck::sync::Arc;
 use scopecheck::{thread, Builder, FailureKind, MemoryModel, Strategy};
 
+/// `n` threads each doing one relaxed fetch_add on a shared counter (n! executions).
+fn fetch_adds(n: usize) -> impl Fn() {
+    move || {
+        let x = Arc::new(AtomicUsize::new(0));
+        let hs: Vec<_> = (0..n)
+            .map(|_| {
+                let x = x.clone();
+                thread::spawn(move || {
+                    x.fetch_add(1, Ordering::Relaxed);
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+    }
+}
+
 fn message_passing(store: Ordering) -> impl Fn() {
     move || {
         let data = Arc::new(UnsafeCell::new(0));
@@ -214,20 +232,7 @@ fn joining_threads_that_wait_for_each_other_is_a_deadlock() {
 fn bounds_mark_the_run_incomplete() {
     let mut b = Builder::new();
     b.max_executions = Some(5);
-    let r = b.explore(|| {
-        let x = Arc::new(AtomicUsize::new(0));
-        let hs: Vec<_> = (0..4)
-            .map(|_| {
-                let x = x.clone();
-                thread::spawn(move || {
-                    x.fetch_add(1, Ordering::Relaxed);
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().unwrap();
-        }
-    });
+    let r = b.explore(fetch_adds(4));
     assert!(!r.is_complete());
     assert_eq!(r.executions(), 5);
     assert!(r.incomplete_reason().unwrap().contains("max_executions"));
@@ -394,20 +399,7 @@ fn seventy_threads_run_without_a_cap() {
 fn max_duration_marks_the_run_incomplete() {
     let mut b = Builder::new();
     b.max_duration = Some(std::time::Duration::from_millis(50));
-    let r = b.explore(|| {
-        let x = Arc::new(AtomicUsize::new(0));
-        let hs: Vec<_> = (0..9)
-            .map(|_| {
-                let x = x.clone();
-                thread::spawn(move || {
-                    x.fetch_add(1, Ordering::Relaxed);
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().unwrap();
-        }
-    });
+    let r = b.explore(fetch_adds(9));
     // 9! = 362880 executions take far longer than 50 ms.
     assert!(!r.is_complete());
     assert!(r.executions() < 362880);

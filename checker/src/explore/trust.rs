@@ -16,7 +16,7 @@
 
 use super::Strategy;
 use crate::clock::Clock;
-use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
+use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::*;
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
@@ -46,8 +46,6 @@ struct Level {
 pub struct Trust {
     levels: Vec<Level>,
     started: bool,
-    /// Items taken so far (for progress reporting).
-    taken: u64,
 }
 
 impl Trust {
@@ -129,14 +127,12 @@ impl Strategy for Trust {
             let item = self.levels.last_mut().and_then(|l| l.items.pop());
             match item {
                 Some(Item::Rf { read, stamp, choice }) => {
-                    self.taken += 1;
                     graph.restrict_to_stamp(stamp);
                     graph.set_rf(read, choice.write, choice.spurious, model.sc_sync());
                     graph.event_mut(read).added_max = false;
                     return true;
                 }
                 Some(Item::Mo { write, stamp, pos }) => {
-                    self.taken += 1;
                     graph.restrict_to_stamp(stamp);
                     let loc = graph.event(write).as_write().expect("write").loc;
                     graph.move_mo(loc, write, pos);
@@ -145,7 +141,6 @@ impl Strategy for Trust {
                     return true;
                 }
                 Some(Item::Revisit(g1)) => {
-                    self.taken += 1;
                     let parent = std::mem::replace(graph, *g1);
                     self.levels.last_mut().expect("level").saved = Some(parent);
                     self.levels.push(Level::default());
@@ -255,11 +250,5 @@ impl Strategy for Trust {
             }
             self.push(Item::Revisit(Box::new(g1)));
         }
-    }
-
-    fn execution_done(&mut self, _g: &ExecutionGraph, _end: ExecutionEnd) {}
-
-    fn progress(&self) -> Option<f64> {
-        None
     }
 }

@@ -17,7 +17,6 @@ use scopecheck_checker::event::{Op, OpResult, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::{token, Engine, MemoryModel};
-use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, Location};
 use std::time::{Duration, Instant};
@@ -217,7 +216,6 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Op::CellAccess { .. } => "UnsafeCell access",
             Op::Spawn => "thread::spawn",
             Op::Join { .. } => "JoinHandle::join",
-            Op::Spin => "spin_loop",
         })
     };
     if unwinding() {
@@ -563,9 +561,4 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
         Err(Stop::Moot) => (ExecutionEnd::Blocked, None),
         Err(Stop::Failure(f)) => (ExecutionEnd::Failed, Some(*f)),
     }
-}
-
-/// The payload of a panic, as text.
-pub fn describe_payload(p: &(dyn Any + Send)) -> String {
-    panic_message(p)
 }
