@@ -410,7 +410,7 @@ impl Default for Options {
             tools: Tool::ALL.to_vec(),
             iterations: 10_000,
             seed: 1,
-            memory_model: scopecheck::MemoryModel::Rc11,
+            memory_model: scopecheck::MemoryModel::Cpp20,
             timeout: Duration::from_secs(1200),
         }
     }
@@ -434,7 +434,7 @@ pub fn usage() -> String {
          \x20                    exhaustive (= scopecheck,loom), random (= scopecheck-random,shuttle), all (default)\n\
          \x20 --iterations N     iterations of the two random tools (default 10000)\n\
          \x20 --seed N           seed of scopecheck's random strategy (default 1)\n\
-         \x20 --model rc11|sc    memory model of the scopecheck runs (default rc11)\n\
+         \x20 --model cpp20|rc11|sc  memory model of the scopecheck runs (default cpp20)\n\
          \x20 --timeout SECS     stop one (program, tool) run after SECS seconds (default 1200)\n\
          \x20 --list             list the programs and exit\n\
          \x20 -h, --help         this text\n",
@@ -506,11 +506,9 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, St
                 opts.timeout = Duration::from_secs_f64(secs);
             }
             "--model" => {
-                opts.memory_model = match value("--model")?.as_str() {
-                    "rc11" => scopecheck::MemoryModel::Rc11,
-                    "sc" => scopecheck::MemoryModel::Sc,
-                    other => return Err(format!("--model: unknown model `{other}` (rc11, sc)")),
-                }
+                let name = value("--model")?;
+                opts.memory_model = scopecheck::MemoryModel::from_name(&name)
+                    .ok_or_else(|| format!("--model: unknown model `{name}` (cpp20, rc11, sc)"))?;
             }
             "--child" => {
                 let p = value("--child")?;
@@ -751,10 +749,7 @@ pub fn run_in_child(program: Program, tool: Tool, opts: &Options) -> Row {
         Ok(e) => e,
         Err(e) => return failed(format!("cannot find this executable: {e}"), Duration::ZERO),
     };
-    let model = match opts.memory_model {
-        scopecheck::MemoryModel::Sc => "sc",
-        _ => "rc11",
-    };
+    let model = opts.memory_model.name();
     let start = Instant::now();
     let spawned = Process::new(exe)
         .arg("--child")
@@ -1004,7 +999,7 @@ pub fn scopecheck_errors(rows: &[Row], opts: &Options) -> Vec<String> {
         if row.forbidden > 0 {
             errors.push(format!("{name} under {tool}: {} forbidden outcome(s)", row.forbidden));
         }
-        if row.tool == Tool::ScopecheckExhaustive && opts.memory_model == scopecheck::MemoryModel::Rc11 {
+        if row.tool == Tool::ScopecheckExhaustive && opts.memory_model != scopecheck::MemoryModel::Sc {
             if let Some(n) = row.program.expected_rc11_executions() {
                 if row.measured() && row.executions != n {
                     errors.push(format!(

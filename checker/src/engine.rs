@@ -11,6 +11,7 @@ use crate::explore::Strategy;
 use crate::failure::{EventInfo, Failure, FailureKind};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use crate::races;
 use crate::token;
 use smallvec::SmallVec;
 
@@ -119,6 +120,21 @@ pub struct RfChoice {
 pub struct Limits {
     /// Steps a thread may take in one execution.
     pub max_steps: u64,
+    /// Keep going after a data race: races are found by scanning each
+    /// complete execution and collected in [`Engine::races`] instead of
+    /// ending the execution (herd's treatment, used for litmus tests).
+    pub record_races: bool,
+}
+
+/// Data races collected when [`Limits::record_races`] is set.
+#[derive(Debug, Default)]
+pub struct RaceLog {
+    /// One report per distinct pair of source lines, in the order found.
+    pub distinct: Vec<Failure>,
+    /// The pairs of source lines already reported.
+    seen: std::collections::HashSet<(SourceLoc, SourceLoc)>,
+    /// Complete executions with at least one race.
+    pub racy_executions: u64,
 }
 
 /// The engine.
@@ -135,6 +151,8 @@ pub struct Engine {
     /// The visible events of the kept graph, in the order they are replayed.
     replay_queue: Vec<EventId>,
     replay_next: usize,
+    /// Races collected under [`Limits::record_races`].
+    pub races: RaceLog,
 }
 
 impl Engine {
@@ -149,6 +167,7 @@ impl Engine {
             limits,
             replay_queue: Vec::new(),
             replay_next: 0,
+            races: RaceLog::default(),
         }
     }
 
@@ -180,12 +199,38 @@ impl Engine {
 
     /// Ends the current execution.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
+        if end == ExecutionEnd::Complete && self.limits.record_races {
+            self.log_races();
+        }
         match end {
             ExecutionEnd::Complete => self.stats.complete += 1,
             ExecutionEnd::Blocked => self.stats.blocked += 1,
             ExecutionEnd::Failed => self.stats.failed += 1,
         }
         self.strategy.execution_done(&self.graph, end);
+    }
+
+    /// The racing pairs of the current graph (see [`crate::races`]).
+    pub fn current_races(&self) -> Vec<(EventId, EventId)> {
+        races::find_races(&self.graph)
+    }
+
+    /// Counts the current (complete) execution as racy if it is, and keeps a
+    /// report of each pair of source lines not seen racing before.
+    fn log_races(&mut self) {
+        let pairs = self.current_races();
+        if pairs.is_empty() {
+            return;
+        }
+        self.races.racy_executions += 1;
+        for (a, b) in pairs {
+            let key = (self.graph.event(a).src, self.graph.event(b).src);
+            if self.races.seen.insert(key) {
+                if let Stop::Failure(f) = self.race(a, b) {
+                    self.races.distinct.push(*f);
+                }
+            }
+        }
     }
 
     /// Distinct complete executions, when the strategy may repeat some.
@@ -280,14 +325,14 @@ impl Engine {
             return;
         }
         let kind = EventKind::Start { parent: None };
-        let views = self.graph.compute_views(0, &kind, self.model.sc_sync());
+        let views = self.graph.compute_views(0, &kind, self.model.sync_rules());
         self.graph.push_event(0, kind, src, views, true);
         self.rt(0).cursor = 1;
         self.stats.events_added += 1;
     }
 
     fn push(&mut self, t: ThreadId, kind: EventKind, src: SourceLoc, added_max: bool) -> EventId {
-        let views = self.graph.compute_views(t, &kind, self.model.sc_sync());
+        let views = self.graph.compute_views(t, &kind, self.model.sync_rules());
         let id = self.graph.push_event(t, kind, src, views, added_max);
         self.rt(t).cursor = id.index + 1;
         self.stats.events_added += 1;
@@ -518,16 +563,16 @@ impl Engine {
                 spurious: false,
                 await_: Some(aw),
             });
-            let v = g.compute_views(t, &rk, self.model.sc_sync());
-            g.push_event(t, rk, src, v, false);
+            let v = g.compute_views(t, &rk, self.model.sync_rules());
+            g.push_event(t, rk, *src, v, false);
             let wk = EventKind::Write(WriteEvent {
                 loc,
                 order: Order::write_part(success),
                 value: new,
                 rmw: true,
             });
-            let v = g.compute_views(t, &wk, self.model.sc_sync());
-            let wid = g.push_event(t, wk, src, v, false);
+            let v = g.compute_views(t, &wk, self.model.sync_rules());
+            let wid = g.push_event(t, wk, *src, v, false);
             let pos = g.mo_position(loc, w) + 1;
             g.insert_mo(loc, wid, pos);
             self.model.consistent_declarative(&g).is_ok()
@@ -772,7 +817,7 @@ impl Engine {
             k.spurious = c.spurious;
             let views = self
                 .graph
-                .compute_views(t, &EventKind::Read(k.clone()), self.model.sc_sync());
+                .compute_views(t, &EventKind::Read(k.clone()), self.model.sync_rules());
             let mut g = self.graph.clone();
             g.push_event(t, EventKind::Read(k), src, views, false);
             if self.model.check_graph(&g).is_ok() {
@@ -875,7 +920,7 @@ impl Engine {
             rmw: false,
         });
         if !unfiltered && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed()) {
-            let views = self.graph.compute_views(t, &kind, self.model.sc_sync());
+            let views = self.graph.compute_views(t, &kind, self.model.sync_rules());
             let mut g = self.graph.clone();
             let id = g.push_event(t, kind.clone(), src, views, false);
             let mut keep = Vec::new();
@@ -1096,7 +1141,7 @@ impl Engine {
             value: old,
             ..proto
         });
-        let views = self.graph.compute_views(t, &kind, self.model.sc_sync());
+        let views = self.graph.compute_views(t, &kind, self.model.sync_rules());
         let rid = self.graph.push_event(t, kind, src, views, false);
         let wk = EventKind::Write(WriteEvent {
             loc,
@@ -1104,7 +1149,7 @@ impl Engine {
             value: new,
             rmw: true,
         });
-        let views = self.graph.compute_views(t, &wk, self.model.sc_sync());
+        let views = self.graph.compute_views(t, &wk, self.model.sync_rules());
         let wid = self.graph.push_event(t, wk, src, views, false);
         let pos = self.graph.mo_position(loc, w) + 1;
         self.graph.insert_mo(loc, wid, pos);
@@ -1116,6 +1161,9 @@ impl Engine {
     /// Race between the new access `id` to an atomic location and earlier
     /// conflicting accesses of other threads, when one of the two is plain.
     fn check_access_race(&self, id: EventId, loc: Loc, is_write: bool) -> Result<(), Stop> {
+        if self.limits.record_races {
+            return Ok(());
+        }
         let g = &self.graph;
         let me = g.event(id);
         let my_order = match &me.kind {
@@ -1148,6 +1196,9 @@ impl Engine {
     }
 
     fn check_cell_race(&self, id: EventId, loc: Loc, write: bool) -> Result<(), Stop> {
+        if self.limits.record_races {
+            return Ok(());
+        }
         let g = &self.graph;
         let me = g.event(id);
         for &o in &g.loc(loc).expect("loc").cells {

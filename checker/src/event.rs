@@ -14,8 +14,58 @@ pub type ThreadId = u32;
 /// A value held by a memory location. Narrower atomics are zero-extended into it.
 pub type Value = u64;
 
-/// Where in the user's source an operation was issued (from `#[track_caller]`).
-pub type SourceLoc = &'static Location<'static>;
+/// Where in the user's source an operation was issued: a Rust line from
+/// `#[track_caller]`, or a line of a litmus file.
+///
+/// Displayed as `file:line:column`, like [`std::panic::Location`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourceLoc {
+    /// The file.
+    pub file: &'static str,
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub column: u32,
+}
+
+impl SourceLoc {
+    /// The location of the caller, followed through `#[track_caller]` frames.
+    #[track_caller]
+    pub fn caller() -> SourceLoc {
+        Location::caller().into()
+    }
+
+    /// The file (as [`Location::file`]).
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// The line (as [`Location::line`]).
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The column (as [`Location::column`]).
+    pub fn column(&self) -> u32 {
+        self.column
+    }
+}
+
+impl From<&'static Location<'static>> for SourceLoc {
+    fn from(l: &'static Location<'static>) -> SourceLoc {
+        SourceLoc {
+            file: l.file(),
+            line: l.line(),
+            column: l.column(),
+        }
+    }
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
 
 /// What kind of object a location is.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

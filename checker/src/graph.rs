@@ -30,6 +30,17 @@ pub struct LocData {
     pub has_plain: bool,
 }
 
+/// Which synchronization rules a model uses when views are computed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SyncRules {
+    /// Every atomic access synchronizes as if it were seq_cst (the `sc` model).
+    pub all_sc: bool,
+    /// C11's release sequences: a release write's sequence also holds the
+    /// later writes of the same thread to the same location (RC11 as
+    /// published). Without it, C++20's: only RMW chains.
+    pub same_thread_rs: bool,
+}
+
 /// The events of one thread.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadEvents {
@@ -199,9 +210,9 @@ impl ExecutionGraph {
     }
 
     /// Computes the views of an event of kind `kind` about to be appended to
-    /// thread `t`. `sc_sync` makes every atomic access acquire/release (the
-    /// `sc` model).
-    pub fn compute_views(&self, t: ThreadId, kind: &EventKind, sc_sync: bool) -> Views {
+    /// thread `t`, synchronizing as `rules` say.
+    pub fn compute_views(&self, t: ThreadId, kind: &EventKind, rules: SyncRules) -> Views {
+        let sc_sync = rules.all_sc;
         let me = EventId::new(t, self.thread_len(t));
         let prev = if me.index > 0 {
             Some(self.event(EventId::new(t, me.index - 1)))
@@ -272,24 +283,48 @@ impl ExecutionGraph {
             // view of the last release fence before it (fence-to-read sw); an
             // RMW also continues the release sequences of the write it read
             // (C++20 rs = [W]; (rf; rmw)*).
-            EventKind::Write(w) if w.order.is_atomic() => {
-                if w.order.is_release() || sc_sync {
-                    v.msg = v.hb.clone();
-                } else {
-                    v.msg = v.rel_fence.clone();
+            EventKind::Write(w) => {
+                let release = w.order.is_release() || sc_sync;
+                if w.order.is_atomic() {
+                    if release {
+                        v.msg = v.hb.clone();
+                    } else {
+                        v.msg = v.rel_fence.clone();
+                    }
+                    if w.rmw {
+                        let rd = self.event(EventId::new(t, me.index - 1));
+                        let rf = rd.as_read().expect("rmw write follows its read").rf;
+                        if !rf.is_init() {
+                            let src = self.event(rf).msg.clone();
+                            v.msg.join(&src);
+                        }
+                    }
                 }
-                if w.rmw {
-                    let rd = self.event(EventId::new(t, me.index - 1));
-                    let rf = rd.as_read().expect("rmw write follows its read").rf;
-                    if !rf.is_init() {
-                        let src = self.event(rf).msg.clone();
-                        v.msg.join(&src);
+                // C11's rs = [W]; po|loc?; [W]; (rf; rmw)*: a later atomic
+                // write of the same thread to the same location continues
+                // the release sequence headed by an earlier release write
+                // there, so it carries that head's view (the latest head's
+                // view contains every earlier one's). Plain writes are left
+                // out: an atomic read of one is a mixed access RC11 leaves
+                // to the race rules.
+                if rules.same_thread_rs && !release && w.order.is_atomic() {
+                    if let Some(h) = self.last_release_write(t, me.index, w.loc) {
+                        let head = self.event(h).hb.clone();
+                        v.msg.join(&head);
                     }
                 }
             }
             _ => {}
         }
         v
+    }
+
+    /// The last release write to `loc` among the first `before` events of thread `t`.
+    fn last_release_write(&self, t: ThreadId, before: u32, loc: Loc) -> Option<EventId> {
+        (0..before)
+            .rev()
+            .map(|i| EventId::new(t, i))
+            .find(|&e| matches!(&self.event(e).kind, EventKind::Write(w) if w.loc == loc && w.order.is_release()))
     }
 
     /// Appends an event to thread `t` (creating the thread if needed) and
@@ -415,7 +450,7 @@ impl ExecutionGraph {
     /// recomputing its value, its order (an RMW's read part has its success or
     /// failure order depending on the value) and its views. `r` must be the
     /// last event of its thread.
-    pub fn set_rf(&mut self, r: EventId, w: EventId, spurious: bool, sc_sync: bool) {
+    pub fn set_rf(&mut self, r: EventId, w: EventId, spurious: bool, rules: SyncRules) {
         let loc = self.event(r).as_read().expect("read").loc;
         let value = self.write_value(loc, w);
         let mut kind = self.event(r).kind.clone();
@@ -429,7 +464,7 @@ impl ExecutionGraph {
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         let saved = th.events.pop().expect("read is last");
         debug_assert_eq!(th.events.len() as u32, r.index);
-        let views = self.compute_views(r.thread, &kind, sc_sync);
+        let views = self.compute_views(r.thread, &kind, rules);
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         th.events.push(Event {
             kind,

@@ -7,12 +7,14 @@
 #![warn(missing_docs)]
 
 pub mod clock;
+pub mod dot;
 pub mod engine;
 pub mod event;
 pub mod explore;
 pub mod failure;
 pub mod graph;
 pub mod model;
+pub mod races;
 pub mod token;
 
 pub use engine::{Engine, ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};

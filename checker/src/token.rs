@@ -155,6 +155,7 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
     let mut buf = vec![match model {
         MemoryModel::Sc => 0u8,
         MemoryModel::Rc11 => 1,
+        MemoryModel::Cpp20 => 2,
     }];
     let order = linearize(g);
     let mut recs = Vec::new();
@@ -218,6 +219,7 @@ pub fn decode(s: &str) -> Result<Token, String> {
     let model = match buf.first() {
         Some(0) => MemoryModel::Sc,
         Some(1) => MemoryModel::Rc11,
+        Some(2) => MemoryModel::Cpp20,
         _ => return Err("replay token names an unknown memory model".into()),
     };
     let mut at = 1;

@@ -11,7 +11,7 @@ pub use scopecheck_instrument::rt::StrategyChoice as Strategy;
 /// Configures a check, with public fields like loom's `Builder`.
 #[derive(Clone, Debug)]
 pub struct Builder {
-    /// The memory model (default `rc11`).
+    /// The memory model (default `cpp20`: C++20's model, which Rust uses).
     pub memory_model: MemoryModel,
     /// The exploration strategy (default exhaustive; `SCOPECHECK_REPLAY`
     /// in the environment selects a replay).
@@ -43,7 +43,7 @@ impl Builder {
             _ => Strategy::Exhaustive,
         };
         Builder {
-            memory_model: MemoryModel::Rc11,
+            memory_model: MemoryModel::default(),
             strategy,
             max_executions: None,
             max_duration: None,
@@ -70,6 +70,7 @@ impl Builder {
             max_steps: self.max_steps,
             stack_size: self.stack_size,
             max_failures: self.max_failures.max(1),
+            record_races: false,
         }
     }
 

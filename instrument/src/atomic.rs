@@ -5,9 +5,9 @@
 
 use crate::rt;
 use scopecheck_checker::event::Loc;
+use scopecheck_checker::event::SourceLoc;
 use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Value, ValueType};
 use std::cell::Cell;
-use std::panic::Location;
 pub use std::sync::atomic::Ordering;
 
 pub(crate) fn order(o: Ordering) -> Order {
@@ -384,7 +384,7 @@ pub fn fence(order: Ordering) {
         Op::Fence {
             order: self::order(order),
         },
-        Location::caller(),
+        SourceLoc::caller(),
     );
 }
 

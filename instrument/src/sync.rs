@@ -28,7 +28,6 @@ use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::panic::Location;
 
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult};
 
@@ -206,7 +205,7 @@ impl<T: ?Sized> Mutex<T> {
     /// thread already holds is reported as a deadlock.
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         acquire_word(self.word, LOCKED, src);
         Ok(self.guard(src))
     }
@@ -215,7 +214,7 @@ impl<T: ?Sized> Mutex<T> {
     /// another thread may hold it. Fails with [`TryLockError::WouldBlock`].
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         if try_acquire_word(self.word, LOCKED, src) {
             Ok(self.guard(src))
         } else {
@@ -379,7 +378,7 @@ impl<T: ?Sized> RwLock<T> {
     /// Locks for shared reading, waiting while a writer holds the lock.
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         let mut seen = load(self.word, Order::Acquire, src);
         loop {
             if seen == WRITER {
@@ -401,7 +400,7 @@ impl<T: ?Sized> RwLock<T> {
     /// [`TryLockError::WouldBlock`] only when a writer holds the lock.
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         let mut seen = load(self.word, Order::Acquire, src);
         loop {
             if seen == WRITER {
@@ -418,7 +417,7 @@ impl<T: ?Sized> RwLock<T> {
     /// nor a reader (a single operation, like [`Mutex::lock`]).
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         acquire_word(self.word, WRITER, src);
         Ok(self.write_guard(src))
     }
@@ -427,7 +426,7 @@ impl<T: ?Sized> RwLock<T> {
     /// [`TryLockError::WouldBlock`] when a reader or a writer holds the lock.
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         if try_acquire_word(self.word, WRITER, src) {
             Ok(self.write_guard(src))
         } else {
@@ -601,7 +600,7 @@ impl Condvar {
     /// [`wait_while`](Condvar::wait_while).
     #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         let word = guard.lock.word;
         let seen = load(self.seq, Order::Relaxed, src);
         release_word(word, src);
@@ -642,13 +641,13 @@ impl Condvar {
     /// one: see the type's documentation).
     #[track_caller]
     pub fn notify_one(&self) {
-        self.notify(Location::caller());
+        self.notify(SourceLoc::caller());
     }
 
     /// Wakes every thread waiting on this condition variable.
     #[track_caller]
     pub fn notify_all(&self) {
-        self.notify(Location::caller());
+        self.notify(SourceLoc::caller());
     }
 
     fn notify(&self, src: SourceLoc) {
@@ -733,7 +732,7 @@ impl Barrier {
     /// Waits until `n` threads have called `wait` (this one included).
     #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         let ticket = fetch(self.tickets, RmwOp::Add(1), Order::AcqRel, src);
         let round = ticket / self.n;
         // Once this use is complete, `completed` holds at least this.
@@ -801,7 +800,7 @@ impl Once {
     /// this returns.
     #[track_caller]
     pub fn call_once<F: FnOnce()>(&self, f: F) {
-        let src = Location::caller();
+        let src = SourceLoc::caller();
         let mut state = load(self.state, Order::Acquire, src);
         loop {
             match state {
@@ -836,7 +835,7 @@ impl Once {
     /// effects are visible).
     #[track_caller]
     pub fn is_completed(&self) -> bool {
-        load(self.state, Order::Acquire, Location::caller()) == COMPLETE
+        load(self.state, Order::Acquire, SourceLoc::caller()) == COMPLETE
     }
 }
 

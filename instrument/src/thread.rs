@@ -1,7 +1,7 @@
 //! Threads with std's API, run as coroutines under the checker.
 
 use crate::rt;
-use scopecheck_checker::event::{Op, ThreadId as Tid};
+use scopecheck_checker::event::{Op, SourceLoc, ThreadId as Tid};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::rc::Rc;
@@ -70,7 +70,7 @@ where
     }
 }
 
-fn join_thread(id: Tid, src: &'static std::panic::Location<'static>) {
+fn join_thread(id: Tid, src: SourceLoc) {
     rt::op_at(Op::Join { target: id }, src);
 }
 
@@ -79,7 +79,7 @@ impl<T> JoinHandle<T> {
     /// model thread fails the execution, so the result is always `Ok`.)
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
-        join_thread(self.thread.id, std::panic::Location::caller());
+        join_thread(self.thread.id, SourceLoc::caller());
         match self.result.borrow_mut().take() {
             Some(v) => Ok(v),
             None => Err(Box::new("scopecheck: joined thread produced no result")),
@@ -140,7 +140,7 @@ impl<T> ScopedJoinHandle<'_, T> {
     /// Waits for the thread and returns its result.
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
-        join_thread(self.thread.id, std::panic::Location::caller());
+        join_thread(self.thread.id, SourceLoc::caller());
         match self.result.borrow_mut().take() {
             Some(v) => Ok(v),
             None => Err(Box::new("scopecheck: joined thread produced no result")),
@@ -162,7 +162,7 @@ pub fn scope<'env, F, T>(f: F) -> T
 where
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
 {
-    let src = std::panic::Location::caller();
+    let src = SourceLoc::caller();
     let s = Scope {
         pending: RefCell::new(Vec::new()),
         _marker: PhantomData,

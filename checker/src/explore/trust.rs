@@ -128,7 +128,7 @@ impl Strategy for Trust {
             match item {
                 Some(Item::Rf { read, stamp, choice }) => {
                     graph.restrict_to_stamp(stamp);
-                    graph.set_rf(read, choice.write, choice.spurious, model.sc_sync());
+                    graph.set_rf(read, choice.write, choice.spurious, model.sync_rules());
                     graph.event_mut(read).added_max = false;
                     return true;
                 }
@@ -229,7 +229,7 @@ impl Strategy for Trust {
                 continue;
             }
             let mut g1 = g.clone_restricted(&v);
-            g1.set_rf(r, w, false, model.sc_sync());
+            g1.set_rf(r, w, false, model.sync_rules());
             for t in 0..g1.num_threads() as ThreadId {
                 for i in 0..g1.thread_len(t) {
                     let id = EventId::new(t, i);

@@ -7,7 +7,7 @@
 //! and the explorer uses it for the seq_cst (psc) axiom and for `sc`.
 
 use crate::event::*;
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, SyncRules};
 
 /// A binary relation over `n` nodes, as a bit matrix.
 #[derive(Clone, PartialEq, Eq)]
@@ -155,9 +155,10 @@ fn order_of(e: &Event) -> Option<Order> {
 }
 
 impl Relations {
-    /// Derives the relations of `g`. With `sc_sync`, every atomic access
-    /// counts as acquire/release (the `sc` model's synchronization).
-    pub fn of(g: &ExecutionGraph, sc_sync: bool) -> Relations {
+    /// Derives the relations of `g`, synchronizing as `rules` say (with
+    /// `all_sc`, every atomic access counts as acquire/release).
+    pub fn of(g: &ExecutionGraph, rules: SyncRules) -> Relations {
+        let sc_sync = rules.all_sc;
         let mut ids = Vec::new();
         let mut init_loc = Vec::new();
         let mut index = std::collections::HashMap::new();
@@ -239,9 +240,18 @@ impl Relations {
         let atomic = |i: usize| ord(i).is_some_and(|o| o.is_atomic());
         let rel = |i: usize| ord(i).is_some_and(|o| o.is_release() || (sc_sync && o.is_atomic()));
         let acq = |i: usize| ord(i).is_some_and(|o| o.is_acquire() || (sc_sync && o.is_atomic()));
-        // rs = [W] ; (rf ; rmw)*   (C++20 release sequences)
+        // rs = [W] ; (rf ; rmw)*                (C++20 release sequences)
+        // rs = [W] ; po|loc? ; [W] ; (rf ; rmw)*  (C11's, RC11 as published)
         let rfrmw = rf.compose(&rmw).closure().with_identity(is_write);
-        let rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
+        let mut rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
+        if rules.same_thread_rs {
+            let loc = |i: usize| match init_loc[i] {
+                Some(l) => Some(l),
+                None => ev(i).and_then(|e| e.as_write()).map(|w| w.loc),
+            };
+            let po_loc_w = po.filter(|a, b| is_write(a) && atomic(a) && is_write(b) && atomic(b) && loc(a) == loc(b));
+            rs.union_with(&po_loc_w.compose(&rfrmw));
+        }
         // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]
         let left = po.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
         let rf_atomic = rf.filter(|_, b| is_read(b) && atomic(b));

@@ -16,9 +16,10 @@ use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, Threa
 use scopecheck_checker::event::{Op, OpResult, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
 use scopecheck_checker::failure::{Failure, FailureKind};
+use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::{token, Engine, MemoryModel};
 use std::cell::{Cell, RefCell};
-use std::panic::{AssertUnwindSafe, Location};
+use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
 
 pub use panic_hook::panic_message;
@@ -58,18 +59,22 @@ pub struct RunConfig {
     pub stack_size: usize,
     /// Keep exploring after a failure (collect up to this many).
     pub max_failures: usize,
+    /// Keep going after data races, collecting them in
+    /// [`RunResult::races`] (herd's treatment; for litmus tests).
+    pub record_races: bool,
 }
 
 impl Default for RunConfig {
     fn default() -> RunConfig {
         RunConfig {
-            model: MemoryModel::Rc11,
+            model: MemoryModel::default(),
             strategy: StrategyChoice::Exhaustive,
             max_executions: None,
             max_duration: None,
             max_steps: 100_000,
             stack_size: 1 << 20,
             max_failures: 1,
+            record_races: false,
         }
     }
 }
@@ -93,6 +98,11 @@ pub struct RunResult {
     pub strategy: &'static str,
     /// For a replay: whether the program asked for choices the token did not hold.
     pub replay_diverged: bool,
+    /// Under [`RunConfig::record_races`]: one report per distinct racing pair
+    /// of source lines.
+    pub races: Vec<Failure>,
+    /// Under [`RunConfig::record_races`]: complete executions with a race.
+    pub racy_executions: u64,
 }
 
 /// What a suspended model thread asks for.
@@ -201,7 +211,7 @@ fn dummy(op: &Op) -> OpResult {
 /// Performs `op` for the calling model thread and returns the checker's answer.
 #[track_caller]
 pub fn op(op: Op) -> OpResult {
-    op_at(op, Location::caller())
+    op_at(op, SourceLoc::caller())
 }
 
 /// Like [`op`], with an explicit source location.
@@ -237,7 +247,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
 /// Spawns a model thread running `f`; returns its id.
 #[track_caller]
 pub fn spawn(f: Box<dyn FnOnce()>) -> ThreadId {
-    let src = Location::caller();
+    let src = SourceLoc::caller();
     let OpResult::Thread(child) = op_at(Op::Spawn, src) else {
         unreachable!("spawn answers with a thread")
     };
@@ -263,6 +273,43 @@ pub fn spin() {
         Ok(false) => {}
         Err(stop) => abort_with(stop),
     }
+}
+
+/// Abandons the current execution without a result: it is counted as
+/// blocked, like herd discards executions whose loops need more iterations
+/// than the unroll bound.
+#[track_caller]
+pub fn discard() -> ! {
+    if CURRENT.with(|c| c.get()).is_none() {
+        outside_model("discard")
+    }
+    abort_with(Stop::Moot)
+}
+
+/// The racing pairs of source lines in the current execution so far (see
+/// `scopecheck_checker::races`).
+#[track_caller]
+pub fn current_races() -> Vec<(SourceLoc, SourceLoc)> {
+    if CURRENT.with(|c| c.get()).is_none() {
+        outside_model("current_races")
+    }
+    with_shared(|s| {
+        let g = &s.engine.graph;
+        s.engine
+            .current_races()
+            .into_iter()
+            .map(|(a, b)| (g.event(a).src, g.event(b).src))
+            .collect()
+    })
+}
+
+/// A copy of the current execution graph (for drawing a witness).
+#[track_caller]
+pub fn current_graph() -> ExecutionGraph {
+    if CURRENT.with(|c| c.get()).is_none() {
+        outside_model("current_graph")
+    }
+    with_shared(|s| s.engine.graph.clone())
 }
 
 /// Marks the end of the calling thread's user code (called by the runtime).
@@ -313,6 +360,7 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
         strategy,
         Limits {
             max_steps: config.max_steps,
+            record_races: config.record_races,
         },
     );
     SHARED.with(|s| {
@@ -357,11 +405,13 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
             }
         }
     }
-    let (stats, distinct, diverged) = with_shared(|s| {
+    let (stats, distinct, diverged, races, racy_executions) = with_shared(|s| {
         (
             s.engine.stats.clone(),
             s.engine.distinct_complete(),
             s.engine.replay_diverged(),
+            std::mem::take(&mut s.engine.races.distinct),
+            s.engine.races.racy_executions,
         )
     });
     RunResult {
@@ -373,6 +423,8 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
         elapsed: start.elapsed(),
         strategy: strategy_name,
         replay_diverged: diverged,
+        races,
+        racy_executions,
     }
 }
 
@@ -403,7 +455,7 @@ fn new_coroutine(pool: &mut stacks::Pool, t: ThreadId, body: Box<dyn FnOnce() + 
                 if unwinding() {
                     return Exit::Aborted;
                 }
-                match finish_thread(t, Location::caller()) {
+                match finish_thread(t, SourceLoc::caller()) {
                     Ok(()) => Exit::Finished,
                     Err(stop) => {
                         with_shared(|s| {
@@ -496,7 +548,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
         coroutines: vec![],
         status: vec![ThreadStatus::Gone],
     };
-    let main_src = Location::caller();
+    let main_src = SourceLoc::caller();
     with_shared(|s| s.engine.start_main(main_src));
     th.coroutines.push(Some(new_coroutine(pool, 0, Box::new(f))));
     let mut outcome = resume(&mut th, 0, Resume::Go);

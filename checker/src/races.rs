@@ -1,0 +1,74 @@
+//! Data races found by scanning a whole execution graph, for runs that keep
+//! going after a race (litmus tests, where herd flags racy executions but
+//! still counts their final states).
+//!
+//! The engine's default is to check each new access as it is added and stop
+//! at the first race (`Engine::check_access_race`); this module is the same
+//! definition applied to every pair at once:
+//!
+//! > two accesses to the same location race when they are in different
+//! > threads, at least one writes, at least one is plain (non-atomic, or a
+//! > tracked cell), and neither happens before the other.
+
+use crate::event::{EventId, EventKind};
+use crate::graph::ExecutionGraph;
+
+/// One access of a location, as the scan sees it.
+#[derive(Copy, Clone)]
+struct Access {
+    id: EventId,
+    write: bool,
+    atomic: bool,
+}
+
+/// Every racing pair of `g`, each as (earlier-added, later-added) by event
+/// id order, in a deterministic order.
+pub fn find_races(g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+    let mut out = Vec::new();
+    for (_, d) in g.locs() {
+        let mut acc: Vec<Access> = Vec::new();
+        for &w in &d.mo {
+            if let EventKind::Write(x) = &g.event(w).kind {
+                acc.push(Access {
+                    id: w,
+                    write: true,
+                    atomic: x.order.is_atomic(),
+                });
+            }
+        }
+        for &r in &d.reads {
+            if let EventKind::Read(x) = &g.event(r).kind {
+                acc.push(Access {
+                    id: r,
+                    write: false,
+                    atomic: x.order.is_atomic(),
+                });
+            }
+        }
+        for &c in &d.cells {
+            if let EventKind::Cell { write, .. } = g.event(c).kind {
+                acc.push(Access {
+                    id: c,
+                    write,
+                    atomic: false,
+                });
+            }
+        }
+        if acc.iter().all(|a| a.atomic) {
+            continue;
+        }
+        acc.sort_by_key(|a| (a.id.thread, a.id.index));
+        for (i, a) in acc.iter().enumerate() {
+            for b in &acc[i + 1..] {
+                if a.id.thread == b.id.thread || !(a.write || b.write) || (a.atomic && b.atomic) {
+                    continue;
+                }
+                let (ea, eb) = (g.event(a.id), g.event(b.id));
+                if !ea.hb.contains(b.id) && !eb.hb.contains(a.id) {
+                    out.push((a.id, b.id));
+                }
+            }
+        }
+    }
+    out
+}
