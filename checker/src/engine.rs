@@ -35,6 +35,11 @@ pub enum ThreadStatus {
     Op(Op, SourceLoc),
     /// It called `spin_loop`/`yield_now` and waits for news.
     SpinWait,
+    /// It gave up this execution (a litmus loop past its unroll bound): it
+    /// never runs again, the others go on so that their events (and the
+    /// alternatives they open) are still explored, and the execution then
+    /// counts as blocked rather than complete.
+    Discarded,
 }
 
 /// The scheduler's answer.
@@ -44,6 +49,8 @@ pub enum Sched {
     Run(ThreadId),
     /// All threads finished.
     Done,
+    /// Nothing can run and some thread discarded the execution: it is blocked.
+    Blocked,
     /// No thread can run: the program hangs.
     Deadlock(Box<Failure>),
 }
@@ -581,7 +588,7 @@ impl Engine {
 
     fn enabled(&self, t: ThreadId, st: &ThreadStatus) -> bool {
         match st {
-            ThreadStatus::Gone => false,
+            ThreadStatus::Gone | ThreadStatus::Discarded => false,
             ThreadStatus::SpinWait => match self.threads.get(t as usize).and_then(|r| r.spin_wait.as_ref()) {
                 Some(w) => self.spin_woken(t, w),
                 None => true,
@@ -642,11 +649,16 @@ impl Engine {
         if status.iter().all(|s| matches!(s, ThreadStatus::Gone)) {
             return Sched::Done;
         }
+        // A discarded thread leaves the others waiting for it (its joiner,
+        // say): that is the end of a blocked execution, not a hang.
+        if status.iter().any(|s| matches!(s, ThreadStatus::Discarded)) {
+            return Sched::Blocked;
+        }
         // Nobody can run: the program hangs.
         let mut waiting = Vec::new();
         for (t, st) in status.iter().enumerate() {
             match st {
-                ThreadStatus::Gone => {}
+                ThreadStatus::Gone | ThreadStatus::Discarded => {}
                 ThreadStatus::SpinWait => {
                     let w = self.threads[t].spin_wait.clone().expect("spin wait state");
                     let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();

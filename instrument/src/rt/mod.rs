@@ -109,6 +109,7 @@ pub struct RunResult {
 enum Yield {
     Op(Op, SourceLoc),
     SpinWait,
+    Discard,
     Abort,
 }
 
@@ -275,15 +276,18 @@ pub fn spin() {
     }
 }
 
-/// Abandons the current execution without a result: it is counted as
-/// blocked, like herd discards executions whose loops need more iterations
-/// than the unroll bound.
+/// Gives up the current execution without a result, like herd discards
+/// executions whose loops need more iterations than the unroll bound: the
+/// calling thread never runs again, the other threads run on (so the
+/// alternatives their events open are still explored), and the execution
+/// counts as blocked.
 #[track_caller]
 pub fn discard() -> ! {
     if CURRENT.with(|c| c.get()).is_none() {
         outside_model("discard")
     }
-    abort_with(Stop::Moot)
+    suspend(Yield::Discard);
+    unreachable!("a discarded model thread was resumed");
 }
 
 /// The racing pairs of source lines in the current execution so far (see
@@ -493,6 +497,10 @@ fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop
             th.status[t as usize] = ThreadStatus::SpinWait;
             None
         }
+        CoroutineResult::Yield(Yield::Discard) => {
+            th.status[t as usize] = ThreadStatus::Discarded;
+            None
+        }
         CoroutineResult::Yield(Yield::Abort) => {
             let stop = with_shared(|s| s.stop.take()).expect("abort carries a stop");
             Some(Err(stop))
@@ -565,6 +573,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
         let sched = with_shared(|s| s.engine.schedule(&th.status));
         match sched {
             Sched::Done => break Ok(ExecutionEnd::Complete),
+            Sched::Blocked => break Err(Stop::Moot),
             Sched::Deadlock(f) => break Err(Stop::Failure(f)),
             Sched::Run(t) => {
                 let st = th.status[t as usize].clone();
@@ -581,7 +590,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
                             Err(stop) => break Err(stop),
                         }
                     }
-                    ThreadStatus::Gone => unreachable!("scheduled a finished thread"),
+                    ThreadStatus::Gone | ThreadStatus::Discarded => unreachable!("scheduled a thread that cannot run"),
                 }
                 if outcome.is_none() {
                     outcome = start_spawned(&mut th, pool);

@@ -1,0 +1,187 @@
+//! Expectation files in the format of the shared corpus's `expected.tsv`:
+//! tab-separated `path`, `model`, `condition_holds`, `race_free`,
+//! `final_states`, and an optional sixth column `note`.
+//!
+//! `path` is relative to the expectation file's folder. An empty cell means
+//! "no recorded answer". A note starting with `known:` marks a disagreement
+//! the project has accepted (for example out-of-thin-air values RC11 forbids
+//! by design): it is still reported, but does not fail the run.
+
+use super::interp::FinalState;
+use super::output::state_text;
+use super::run::{TestError, TestResult};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// One row of an expectation file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    /// The test file, resolved against the expectation file's folder.
+    pub path: PathBuf,
+    /// The path as written.
+    pub path_text: String,
+    /// The model name (`rc11`, `sc`, `opencl`, ...).
+    pub model: String,
+    /// `condition_holds`: the verdict, if recorded.
+    pub holds: Option<bool>,
+    /// `race_free`, if recorded.
+    pub race_free: Option<bool>,
+    /// The final states, each normalised as a set of `var=value` strings.
+    pub states: Option<BTreeSet<BTreeSet<String>>>,
+    /// The note, if any.
+    pub note: Option<String>,
+    /// Line in the expectation file.
+    pub line: usize,
+}
+
+impl Expectation {
+    /// The reason given for a known disagreement, if the note gives one.
+    pub fn known(&self) -> Option<&str> {
+        self.note
+            .as_deref()
+            .and_then(|n| n.strip_prefix("known:"))
+            .map(str::trim)
+    }
+}
+
+/// Reads an expectation file. Errors are `file:line: what`.
+pub fn load(file: &Path) -> Result<Vec<Expectation>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    parse(
+        &text,
+        file.parent().unwrap_or(Path::new(".")),
+        &file.display().to_string(),
+    )
+}
+
+/// Parses expectation rows; `base` is the folder paths are relative to.
+pub fn parse(text: &str, base: &Path, name: &str) -> Result<Vec<Expectation>, String> {
+    let mut rows = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let n = k + 1;
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 5 || cols.len() > 6 {
+            return Err(format!(
+                "{name}:{n}: expected 5 or 6 tab-separated columns (path, model, condition_holds, race_free, \
+                 final_states[, note]), found {}",
+                cols.len()
+            ));
+        }
+        let flag = |c: &str, what: &str| -> Result<Option<bool>, String> {
+            match c.trim() {
+                "" => Ok(None),
+                "1" => Ok(Some(true)),
+                "0" => Ok(Some(false)),
+                other => Err(format!("{name}:{n}: {what} must be 0, 1 or empty, found `{other}`")),
+            }
+        };
+        let states = match cols[4].trim() {
+            "" => None,
+            s => Some(parse_states(s)),
+        };
+        let path = base.join(cols[0].trim());
+        rows.push(Expectation {
+            path: std::fs::canonicalize(&path).unwrap_or(path),
+            path_text: cols[0].trim().to_string(),
+            model: cols[1].trim().to_ascii_lowercase(),
+            holds: flag(cols[2], "condition_holds")?,
+            race_free: flag(cols[3], "race_free")?,
+            states,
+            note: cols.get(5).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
+            line: n,
+        });
+    }
+    Ok(rows)
+}
+
+/// `0:r0=0; 1:r0=1; | ...` as a set of states, each a set of `var=value`.
+pub fn parse_states(s: &str) -> BTreeSet<BTreeSet<String>> {
+    s.split('|')
+        .map(|st| {
+            st.split(';')
+                .map(|a| a.split_whitespace().collect::<String>())
+                .filter(|a| !a.is_empty())
+                .collect::<BTreeSet<String>>()
+        })
+        .filter(|st| !st.is_empty())
+        .collect()
+}
+
+/// A final state normalised like [`parse_states`] does.
+pub fn normalise(s: &FinalState) -> BTreeSet<String> {
+    parse_states(&state_text(s)).into_iter().next().unwrap_or_default()
+}
+
+/// How a result compares with its expectation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything recorded agrees.
+    Agrees,
+    /// Something differs; each string says what.
+    Disagrees(Vec<String>),
+}
+
+/// Compares a test's outcome (a result or an error) with its expectation row.
+pub fn compare(e: &Expectation, outcome: &Result<TestResult, TestError>) -> Verdict {
+    let r = match outcome {
+        Ok(r) => r,
+        Err(err) => return Verdict::Disagrees(vec![format!("no result: {}", err.located(&e.path_text))]),
+    };
+    let mut diffs = Vec::new();
+    if let Some(h) = e.holds {
+        match r.verdict() {
+            Some(v) if v == h => {}
+            Some(v) => diffs.push(format!("condition_holds: expected {}, found {}", h as u8, v as u8)),
+            None => diffs.push(format!("condition_holds: expected {}, found no verdict", h as u8)),
+        }
+    }
+    if let Some(rf) = e.race_free {
+        if rf != r.race_free() {
+            diffs.push(format!(
+                "race_free: expected {}, found {} ({} racy executions)",
+                rf as u8,
+                r.race_free() as u8,
+                r.racy_executions
+            ));
+        }
+    }
+    if let Some(want) = &e.states {
+        let have: BTreeSet<BTreeSet<String>> = r.states.keys().map(normalise).collect();
+        if &have != want {
+            let show = |s: &BTreeSet<String>| s.iter().map(|a| format!("{a};")).collect::<Vec<_>>().join(" ");
+            for m in want.difference(&have) {
+                diffs.push(format!("missing final state: {}", show(m)));
+            }
+            for x in have.difference(want) {
+                diffs.push(format!("extra final state: {}", show(x)));
+            }
+        }
+    }
+    if diffs.is_empty() {
+        Verdict::Agrees
+    } else {
+        Verdict::Disagrees(diffs)
+    }
+}
+
+/// The row for `file` under `model`, if any (paths are compared after
+/// canonicalisation, so `./a/../b.litmus` finds `b.litmus`).
+pub fn find<'a>(rows: &'a [Expectation], file: &Path, model: &str) -> Option<&'a Expectation> {
+    let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    rows.iter().find(|r| r.model == model && r.path == want)
+}
+
+/// The models the rows for `file` name, in row order, without repeats.
+pub fn models_of(rows: &[Expectation], file: &Path) -> Vec<String> {
+    let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut out: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| r.path == want) {
+        if !out.contains(&r.model) {
+            out.push(r.model.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,627 @@
+//! Running a parsed litmus test on the checker's runtime.
+//!
+//! There is no second engine here: each `PN` becomes a model thread of the
+//! same runtime that runs Rust programs, every access is an `Op` handed to
+//! the same engine, and the same explorer enumerates the executions. What
+//! this module adds is an evaluator for the tests' little C language and the
+//! bookkeeping herd does: the final state of each execution over the
+//! variables the condition names, and whether the proposition holds there.
+//!
+//! Semantics, where herd leaves room:
+//! - values are 64-bit signed integers (wrapping) or addresses of locations;
+//!   a parameter `x` of `PN` holds the address of location `x`;
+//! - `*p` and `p[i]` are plain (non-atomic) accesses, `atomic_*` calls are
+//!   atomic whatever type the parameter was declared with;
+//! - `atomic_compare_exchange_*(obj, exp, des, ...)` reads the expected value
+//!   through `exp` (a register with `&r`, otherwise a plain read of `*exp`)
+//!   and on failure writes the value it saw back there, as C says;
+//! - `while` loops run at most `unroll` iterations; an execution that would
+//!   need more is discarded, as herd's `-unroll` does;
+//! - registers never assigned read as 0.
+
+use super::ast::*;
+use scopecheck_checker::event::{Loc, LocKind, Op, OpResult, Order, RmwOp, SourceLoc, ValueType};
+use scopecheck_instrument::{rt, thread};
+use std::collections::{BTreeMap, HashMap};
+
+/// Width and signedness of every litmus value: C's `int`, widened to 64 bits.
+pub const LITMUS_TYPE: ValueType = ValueType { bits: 64, signed: true };
+
+/// Tag marking an address stored in memory (`*p = x`): the high bits of the
+/// 64-bit word, with the location's index and element offset below. Integers
+/// of this exact shape written by a test would be read back as addresses.
+const ADDR_TAG: u64 = 0x5c0c_0000_0000_0000;
+const ADDR_TAG_MASK: u64 = 0xffff_0000_0000_0000;
+
+/// A run-time value of the test's program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Int(i64),
+    /// Element `offset` of the location (or array) numbered `base`.
+    Addr {
+        base: u32,
+        offset: i64,
+    },
+}
+
+/// Where each named location of the test lives in the engine.
+#[derive(Debug)]
+pub struct Layout {
+    /// Location names in a fixed order (sorted), with their element count.
+    pub names: Vec<(String, u32)>,
+    /// Initial value of each element.
+    inits: Vec<Vec<Val>>,
+    index: HashMap<String, u32>,
+}
+
+impl Layout {
+    /// Collects every location the test names (init block, parameters,
+    /// condition) with its initial values.
+    pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
+        let mut sizes: BTreeMap<String, u32> = BTreeMap::new();
+        for i in &test.init {
+            match &i.target {
+                InitTarget::Loc(n) => {
+                    sizes.entry(n.clone()).or_insert(1);
+                }
+                InitTarget::Array { name, len } => {
+                    if *len == 0 {
+                        return Err((i.pos, format!("array `{name}` has length 0")));
+                    }
+                    sizes.insert(name.clone(), *len);
+                }
+                InitTarget::Reg { .. } => {}
+            }
+        }
+        for t in &test.threads {
+            for p in &t.params {
+                sizes.entry(p.name.clone()).or_insert(1);
+            }
+        }
+        let cond_vars = test
+            .condition
+            .iter()
+            .flat_map(|c| prop_vars(&c.prop))
+            .chain(test.locations.iter().cloned());
+        for v in cond_vars {
+            if let StateVar::Loc { name, .. } = v {
+                sizes.entry(name).or_insert(1);
+            }
+        }
+        let names: Vec<(String, u32)> = sizes.into_iter().collect();
+        let index: HashMap<String, u32> = names
+            .iter()
+            .enumerate()
+            .map(|(k, (n, _))| (n.clone(), k as u32))
+            .collect();
+        let mut inits: Vec<Vec<Val>> = names.iter().map(|(_, n)| vec![Val::Int(0); *n as usize]).collect();
+        for i in &test.init {
+            let addr = |name: &str| -> Result<Val, (Pos, String)> {
+                match index.get(name) {
+                    Some(&base) => Ok(Val::Addr { base, offset: 0 }),
+                    None => Err((i.pos, format!("`{name}` is not a location of this test"))),
+                }
+            };
+            match (&i.target, &i.value) {
+                (InitTarget::Loc(n), InitValue::Int(v)) => inits[index[n] as usize][0] = Val::Int(*v),
+                (InitTarget::Loc(n), InitValue::Addr(a)) => inits[index[n] as usize][0] = addr(a)?,
+                (InitTarget::Array { name, len }, InitValue::List(vs)) => {
+                    if vs.len() > *len as usize {
+                        return Err((i.pos, format!("{} values for `{name}[{len}]`", vs.len())));
+                    }
+                    for (k, v) in vs.iter().enumerate() {
+                        inits[index[name] as usize][k] = Val::Int(*v);
+                    }
+                }
+                (InitTarget::Array { name, len }, InitValue::Int(v)) => {
+                    inits[index[name] as usize] = vec![Val::Int(*v); *len as usize];
+                }
+                (InitTarget::Loc(n), InitValue::List(_)) => {
+                    return Err((i.pos, format!("`{n}` is not an array but is given a list of values")));
+                }
+                (InitTarget::Array { name, .. }, InitValue::Addr(_)) => {
+                    return Err((i.pos, format!("array `{name}` is given an address")));
+                }
+                (InitTarget::Reg { .. }, _) => {}
+            }
+        }
+        Ok(Layout { names, inits, index })
+    }
+
+    /// The address of `name`, if it is a location.
+    fn addr(&self, name: &str) -> Option<Val> {
+        self.index.get(name).map(|&base| Val::Addr { base, offset: 0 })
+    }
+
+    /// The name of element `offset` of location `base`, as herd prints it.
+    fn describe(&self, base: u32, offset: i64) -> Value {
+        Value::Addr {
+            name: self.names[base as usize].0.clone(),
+            index: offset as u32,
+        }
+    }
+}
+
+/// Every state variable a proposition mentions.
+pub fn prop_vars(p: &Prop) -> Vec<StateVar> {
+    let mut out = Vec::new();
+    fn go(p: &Prop, out: &mut Vec<StateVar>) {
+        match p {
+            Prop::True | Prop::False => {}
+            Prop::Eq(v, _) | Prop::Ne(v, _) => out.push(v.clone()),
+            Prop::Not(a) => go(a, out),
+            Prop::And(a, b) | Prop::Or(a, b) => {
+                go(a, out);
+                go(b, out);
+            }
+        }
+    }
+    go(p, &mut out);
+    out
+}
+
+/// Evaluates a proposition on a final state.
+pub fn holds(p: &Prop, state: &BTreeMap<StateVar, Value>) -> bool {
+    match p {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Eq(v, x) => state.get(v) == Some(x),
+        Prop::Ne(v, x) => state.get(v) != Some(x),
+        Prop::Not(a) => !holds(a, state),
+        Prop::And(a, b) => holds(a, state) && holds(b, state),
+        Prop::Or(a, b) => holds(a, state) || holds(b, state),
+    }
+}
+
+/// What the interpreter needs besides the test.
+pub struct Program<'a> {
+    /// The test.
+    pub test: &'a Test,
+    /// Its locations.
+    pub layout: &'a Layout,
+    /// The file name events are attributed to.
+    pub file: &'static str,
+    /// Iterations a `while` loop may take before the execution is discarded.
+    pub unroll: u32,
+    /// The variables of the final state, in herd's order.
+    pub observed: &'a [StateVar],
+}
+
+/// What one execution ended with: the final state over the observed variables.
+pub type FinalState = BTreeMap<StateVar, Value>;
+
+impl Program<'_> {
+    /// Runs one execution of the test inside the model: allocates the
+    /// locations, runs every thread, joins them, and reads the final state.
+    pub fn execute(&self) -> FinalState {
+        let here = SourceLoc {
+            file: self.file,
+            line: 1,
+            column: 1,
+        };
+        let mut locs: Vec<Vec<Loc>> = Vec::new();
+        for (k, (_, n)) in self.layout.names.iter().enumerate() {
+            let mut elems = Vec::new();
+            for e in 0..*n as usize {
+                let init = encode(self.layout.inits[k][e]);
+                match rt::op_at(
+                    Op::Alloc {
+                        init,
+                        kind: LocKind::Atomic,
+                    },
+                    here,
+                ) {
+                    OpResult::Loc(l) => elems.push(l),
+                    r => panic!("scopecheck internal error: alloc answered {r:?}"),
+                }
+            }
+            locs.push(elems);
+        }
+        let locs = &locs;
+        let regs: Vec<(u32, HashMap<String, Val>)> = thread::scope(|s| {
+            let handles: Vec<_> = self
+                .test
+                .threads
+                .iter()
+                .map(|t| {
+                    (
+                        t.index,
+                        s.spawn(move || {
+                            let mut th = ThreadRun {
+                                prog: self,
+                                locs,
+                                regs: HashMap::new(),
+                            };
+                            th.start(t);
+                            th.block(&t.body);
+                            th.regs
+                        }),
+                    )
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|(i, h)| match h.join() {
+                    Ok(r) => (i, r),
+                    // The runtime reports the thread's panic as the failure.
+                    Err(_) => (i, HashMap::new()),
+                })
+                .collect()
+        });
+        let mut state = FinalState::new();
+        for v in self.observed {
+            let val = match v {
+                StateVar::Reg { thread, reg } => regs
+                    .iter()
+                    .find(|(i, _)| i == thread)
+                    .and_then(|(_, r)| r.get(reg).copied())
+                    .unwrap_or(Val::Int(0)),
+                StateVar::Loc { name, index } => {
+                    let base = self.layout.index[name];
+                    match locs[base as usize].get(*index as usize) {
+                        Some(&loc) => decode(load(loc, Order::Relaxed, here)),
+                        None => Val::Int(0),
+                    }
+                }
+            };
+            state.insert(v.clone(), self.show(val));
+        }
+        state
+    }
+
+    fn show(&self, v: Val) -> Value {
+        match v {
+            Val::Int(i) => Value::Int(i),
+            Val::Addr { base, offset } => self.layout.describe(base, offset),
+        }
+    }
+}
+
+fn encode(v: Val) -> u64 {
+    match v {
+        Val::Int(i) => i as u64,
+        Val::Addr { base, offset } => ADDR_TAG | ((base as u64) << 24) | (offset as u64 & 0xff_ffff),
+    }
+}
+
+fn decode(w: u64) -> Val {
+    if w & ADDR_TAG_MASK == ADDR_TAG {
+        Val::Addr {
+            base: ((w >> 24) & 0xff_ffff) as u32,
+            offset: (w & 0xff_ffff) as i64,
+        }
+    } else {
+        Val::Int(w as i64)
+    }
+}
+
+fn load(loc: Loc, order: Order, src: SourceLoc) -> u64 {
+    match rt::op_at(Op::Load { loc, order }, src) {
+        OpResult::Value(v) => v,
+        r => panic!("scopecheck internal error: load answered {r:?}"),
+    }
+}
+
+fn store(loc: Loc, order: Order, value: u64, src: SourceLoc) {
+    rt::op_at(Op::Store { loc, order, value }, src);
+}
+
+/// Maps a C order onto the engine's.
+pub fn order(o: MemOrder) -> Order {
+    match o {
+        MemOrder::Relaxed => Order::Relaxed,
+        MemOrder::Consume | MemOrder::Acquire => Order::Acquire,
+        MemOrder::Release => Order::Release,
+        MemOrder::AcqRel => Order::AcqRel,
+        MemOrder::SeqCst => Order::SeqCst,
+    }
+}
+
+/// One thread's run: its registers and access to the shared layout.
+struct ThreadRun<'p, 'a> {
+    prog: &'p Program<'a>,
+    locs: &'p [Vec<Loc>],
+    regs: HashMap<String, Val>,
+}
+
+/// Stops the thread with an error of the test's program (the runtime
+/// reports it as a failure at the litmus line).
+macro_rules! test_error {
+    ($self:ident, $pos:expr, $($arg:tt)*) => {
+        panic!("{}:{}: {}", $self.prog.file, $pos, format!($($arg)*))
+    };
+}
+
+impl ThreadRun<'_, '_> {
+    fn src(&self, p: Pos) -> SourceLoc {
+        SourceLoc {
+            file: self.prog.file,
+            line: p.line,
+            column: p.col,
+        }
+    }
+
+    /// Parameters hold their location's address; init-block registers their value.
+    fn start(&mut self, t: &Thread) {
+        for p in &t.params {
+            if let Some(a) = self.prog.layout.addr(&p.name) {
+                self.regs.insert(p.name.clone(), a);
+            }
+        }
+        for i in &self.prog.test.init {
+            if let InitTarget::Reg { thread, reg } = &i.target {
+                if *thread == t.index {
+                    let v = match &i.value {
+                        InitValue::Int(v) => Val::Int(*v),
+                        InitValue::Addr(a) => self.prog.layout.addr(a).unwrap_or(Val::Int(0)),
+                        InitValue::List(_) => Val::Int(0),
+                    };
+                    self.regs.insert(reg.clone(), v);
+                }
+            }
+        }
+    }
+
+    fn block(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Decl { name, init, .. } => {
+                let v = match init {
+                    Some(e) => self.expr(e),
+                    None => Val::Int(0),
+                };
+                self.regs.insert(name.clone(), v);
+            }
+            StmtKind::AssignReg { name, value } => {
+                let v = self.expr(value);
+                self.regs.insert(name.clone(), v);
+            }
+            StmtKind::Store { addr, value } => {
+                let loc = self.loc_of(addr);
+                let v = self.expr(value);
+                store(loc, Order::NonAtomic, encode(v), self.src(s.pos));
+            }
+            StmtKind::Expr(e) => {
+                self.expr(e);
+            }
+            StmtKind::If { cond, then, els } => {
+                if self.truth(cond) {
+                    self.block(then);
+                } else {
+                    self.block(els);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                let mut k = 0;
+                while self.truth(cond) {
+                    if k == self.prog.unroll {
+                        rt::discard();
+                    }
+                    self.block(body);
+                    k += 1;
+                }
+            }
+            StmtKind::Fence { order: o, .. } => {
+                // A relaxed fence does nothing in C11 (and the engine, like
+                // std, has no relaxed fence).
+                if *o != MemOrder::Relaxed {
+                    rt::op_at(Op::Fence { order: order(*o) }, self.src(s.pos));
+                }
+            }
+            StmtKind::Barrier { .. } => {
+                test_error!(
+                    self,
+                    s.pos,
+                    "barriers are not supported by this model (the interpreter should have refused the test)"
+                )
+            }
+            StmtKind::Block(b) => self.block(b),
+        }
+    }
+
+    fn truth(&mut self, e: &Expr) -> bool {
+        match self.expr(e) {
+            Val::Int(i) => i != 0,
+            Val::Addr { .. } => true,
+        }
+    }
+
+    fn int(&mut self, e: &Expr) -> i64 {
+        match self.expr(e) {
+            Val::Int(i) => i,
+            Val::Addr { base, offset } => {
+                let name = self.prog.layout.describe(base, offset);
+                test_error!(self, e.pos, "expected an integer, found the address of `{name}`")
+            }
+        }
+    }
+
+    /// The engine location an address expression points to.
+    fn loc_of(&mut self, e: &Expr) -> Loc {
+        match self.expr(e) {
+            Val::Addr { base, offset } => {
+                let elems = &self.locs[base as usize];
+                if offset < 0 || offset as usize >= elems.len() {
+                    let (name, n) = &self.prog.layout.names[base as usize];
+                    test_error!(
+                        self,
+                        e.pos,
+                        "`{name}` has {n} element(s); element {offset} is out of bounds"
+                    )
+                }
+                elems[offset as usize]
+            }
+            Val::Int(i) => test_error!(self, e.pos, "dereferences the integer {i}, not an address"),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Val {
+        match &e.kind {
+            ExprKind::Int(i) => Val::Int(*i),
+            ExprKind::Var(n) => match self.regs.get(n) {
+                Some(v) => *v,
+                None => self.prog.layout.addr(n).unwrap_or(Val::Int(0)),
+            },
+            ExprKind::Deref(a) => {
+                let loc = self.loc_of(a);
+                decode(load(loc, Order::NonAtomic, self.src(e.pos)))
+            }
+            ExprKind::Index(a, i) => {
+                let at = Expr {
+                    kind: ExprKind::Binary(BinOp::Add, a.clone(), i.clone()),
+                    pos: e.pos,
+                };
+                let loc = self.loc_of(&at);
+                decode(load(loc, Order::NonAtomic, self.src(e.pos)))
+            }
+            ExprKind::AddrOf(n) => match self.prog.layout.addr(n) {
+                Some(a) => a,
+                None => test_error!(self, e.pos, "`&{n}` names no location (registers have no address)"),
+            },
+            ExprKind::Unary(op, a) => {
+                let v = self.int(a);
+                Val::Int(match op {
+                    UnOp::Neg => v.wrapping_neg(),
+                    UnOp::Not => (v == 0) as i64,
+                    UnOp::BitNot => !v,
+                })
+            }
+            ExprKind::Binary(BinOp::And, a, b) => Val::Int((self.truth(a) && self.truth(b)) as i64),
+            ExprKind::Binary(BinOp::Or, a, b) => Val::Int((self.truth(a) || self.truth(b)) as i64),
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.expr(a), self.expr(b));
+                self.binary(*op, x, y, e.pos)
+            }
+            ExprKind::Atomic(call) => self.atomic(call, e.pos),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, x: Val, y: Val, pos: Pos) -> Val {
+        match (op, x, y) {
+            (BinOp::Add, Val::Addr { base, offset }, Val::Int(i))
+            | (BinOp::Add, Val::Int(i), Val::Addr { base, offset }) => Val::Addr {
+                base,
+                offset: offset.wrapping_add(i),
+            },
+            (BinOp::Sub, Val::Addr { base, offset }, Val::Int(i)) => Val::Addr {
+                base,
+                offset: offset.wrapping_sub(i),
+            },
+            (BinOp::Eq, a, b) => Val::Int((a == b) as i64),
+            (BinOp::Ne, a, b) => Val::Int((a != b) as i64),
+            (op, Val::Int(a), Val::Int(b)) => Val::Int(match op {
+                BinOp::Add => a.wrapping_add(b),
+                BinOp::Sub => a.wrapping_sub(b),
+                BinOp::Mul => a.wrapping_mul(b),
+                BinOp::Div | BinOp::Rem if b == 0 => test_error!(self, pos, "division by zero"),
+                BinOp::Div => a.wrapping_div(b),
+                BinOp::Rem => a.wrapping_rem(b),
+                BinOp::BitAnd => a & b,
+                BinOp::BitOr => a | b,
+                BinOp::BitXor => a ^ b,
+                BinOp::Shl => a.wrapping_shl(b as u32),
+                BinOp::Shr => a.wrapping_shr(b as u32),
+                BinOp::Lt => (a < b) as i64,
+                BinOp::Le => (a <= b) as i64,
+                BinOp::Gt => (a > b) as i64,
+                BinOp::Ge => (a >= b) as i64,
+                BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => unreachable!("handled above"),
+            }),
+            (op, _, _) => test_error!(self, pos, "`{op:?}` is not defined on addresses"),
+        }
+    }
+
+    fn atomic(&mut self, c: &AtomicCall, pos: Pos) -> Val {
+        let src = self.src(pos);
+        let loc = self.loc_of(&c.addr);
+        let o = order(c.order);
+        let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool) {
+            match rt::op_at(
+                Op::Rmw {
+                    loc,
+                    op,
+                    ty: LITMUS_TYPE,
+                    success: o,
+                    failure,
+                    await_: None,
+                },
+                th.src(pos),
+            ) {
+                OpResult::Value(v) => (v, true),
+                OpResult::Cas(v, ok) => (v, ok),
+                r => panic!("scopecheck internal error: rmw answered {r:?}"),
+            }
+        };
+        let operand = |th: &mut Self| encode(th.expr(&c.args[0]));
+        match c.op {
+            AtomicOp::Load => decode(load(loc, o, src)),
+            AtomicOp::Store => {
+                let v = operand(self);
+                store(loc, o, v, src);
+                Val::Int(0)
+            }
+            AtomicOp::Exchange
+            | AtomicOp::FetchAdd
+            | AtomicOp::FetchSub
+            | AtomicOp::FetchAnd
+            | AtomicOp::FetchOr
+            | AtomicOp::FetchXor
+            | AtomicOp::FetchMin
+            | AtomicOp::FetchMax => {
+                let v = operand(self);
+                let op = match c.op {
+                    AtomicOp::Exchange => RmwOp::Swap(v),
+                    AtomicOp::FetchAdd => RmwOp::Add(v),
+                    AtomicOp::FetchSub => RmwOp::Sub(v),
+                    AtomicOp::FetchAnd => RmwOp::And(v),
+                    AtomicOp::FetchOr => RmwOp::Or(v),
+                    AtomicOp::FetchXor => RmwOp::Xor(v),
+                    AtomicOp::FetchMin => RmwOp::Min(v),
+                    _ => RmwOp::Max(v),
+                };
+                decode(rmw(self, op, o).0)
+            }
+            AtomicOp::CasStrong | AtomicOp::CasWeak => {
+                let exp_at = &c.args[0];
+                // The expected value: a register named by `&r`, or memory.
+                let reg = match &exp_at.kind {
+                    ExprKind::AddrOf(r) if self.prog.layout.addr(r).is_none() => Some(r.clone()),
+                    _ => None,
+                };
+                let (expected, exp_loc) = match &reg {
+                    Some(r) => (self.regs.get(r).copied().unwrap_or(Val::Int(0)), None),
+                    None => {
+                        let l = self.loc_of(exp_at);
+                        (decode(load(l, Order::NonAtomic, self.src(exp_at.pos))), Some(l))
+                    }
+                };
+                let desired = self.expr(&c.args[1]);
+                let failure = order(c.failure.unwrap_or(c.order)).read_part();
+                let (old, ok) = rmw(
+                    self,
+                    RmwOp::Cas {
+                        expected: encode(expected),
+                        new: encode(desired),
+                        weak: c.op == AtomicOp::CasWeak,
+                    },
+                    failure,
+                );
+                if !ok {
+                    match (&reg, exp_loc) {
+                        (Some(r), _) => {
+                            self.regs.insert(r.clone(), decode(old));
+                        }
+                        (None, Some(l)) => store(l, Order::NonAtomic, old, self.src(exp_at.pos)),
+                        (None, None) => unreachable!("expected value came from somewhere"),
+                    }
+                }
+                Val::Int(ok as i64)
+            }
+        }
+    }
+}

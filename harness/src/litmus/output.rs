@@ -1,0 +1,274 @@
+//! How litmus results are shown: herd's text format, one JSON object per
+//! test, and DOT pictures of witnesses.
+
+use super::ast::*;
+use super::interp::FinalState;
+use super::run::{TestError, TestResult};
+use scopecheck_checker::dot::{self, DotStyle};
+use scopecheck_checker::event::{Loc, ThreadId};
+use scopecheck_checker::Failure;
+use serde_json::{json, Value as Json};
+use std::fmt::Write as _;
+
+/// A proposition written back in herd's syntax.
+pub fn prop_text(p: &Prop) -> String {
+    fn go(p: &Prop, out: &mut String, parent: u8) {
+        // Precedence: \/ = 1, /\ = 2, ~ and atoms = 3.
+        let (me, paren) = match p {
+            Prop::Or(..) => (1, parent > 1),
+            Prop::And(..) => (2, parent > 2),
+            _ => (3, false),
+        };
+        if paren {
+            out.push('(');
+        }
+        match p {
+            Prop::True => out.push_str("true"),
+            Prop::False => out.push_str("false"),
+            Prop::Eq(v, x) => {
+                let _ = write!(out, "{v}={x}");
+            }
+            Prop::Ne(v, x) => {
+                let _ = write!(out, "{v}!={x}");
+            }
+            Prop::Not(a) => {
+                out.push('~');
+                go(a, out, 3);
+            }
+            Prop::And(a, b) => {
+                go(a, out, me);
+                out.push_str(" /\\ ");
+                go(b, out, me);
+            }
+            Prop::Or(a, b) => {
+                go(a, out, me);
+                out.push_str(" \\/ ");
+                go(b, out, me);
+            }
+        }
+        if paren {
+            out.push(')');
+        }
+    }
+    let mut s = String::new();
+    go(p, &mut s, 0);
+    s
+}
+
+/// A condition in herd's syntax: `exists (0:r0=1 /\ 1:r0=0)`.
+pub fn condition_text(c: &Condition) -> String {
+    let q = match c.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    format!("{q} ({})", prop_text(&c.prop))
+}
+
+/// A final state as herd prints it: `0:r0=0; 1:r0=1; x=2;`.
+pub fn state_text(s: &FinalState) -> String {
+    let mut out = String::new();
+    for (k, (v, x)) in s.iter().enumerate() {
+        if k > 0 {
+            out.push(' ');
+        }
+        let _ = write!(out, "{v}={x};");
+    }
+    out
+}
+
+/// herd's `Sometimes` / `Always` / `Never` for the proposition.
+pub fn observation(r: &TestResult) -> &'static str {
+    if r.positive == 0 {
+        "Never"
+    } else if r.negative == 0 {
+        "Always"
+    } else {
+        "Sometimes"
+    }
+}
+
+/// The result in herd's format, followed by what herd does not print
+/// (executions, races, notes, failures).
+pub fn herd_text(r: &TestResult) -> String {
+    let mut o = String::new();
+    let kind = match r.condition.as_ref().map(|c| c.quantifier) {
+        Some(Quantifier::Exists) => " Allowed",
+        Some(Quantifier::NotExists) => " Forbidden",
+        Some(Quantifier::Forall) => " Required",
+        None => "",
+    };
+    let _ = writeln!(o, "Test {}{kind}", r.name);
+    let _ = writeln!(o, "States {}", r.states.len());
+    for s in r.states.keys() {
+        let _ = writeln!(o, "{}", state_text(s));
+    }
+    match r.verdict() {
+        Some(true) => o.push_str("Ok\n"),
+        Some(false) => o.push_str("No\n"),
+        None => o.push_str("??\n"),
+    }
+    o.push_str("Witnesses\n");
+    let _ = writeln!(o, "Positive: {} Negative: {}", r.positive, r.negative);
+    if let Some(c) = &r.condition {
+        let _ = writeln!(o, "Condition {}", condition_text(c));
+    }
+    let _ = writeln!(
+        o,
+        "Observation {} {} {} {}",
+        r.name,
+        observation(r),
+        r.positive,
+        r.negative
+    );
+    let _ = writeln!(o, "Time {} {:.2}", r.name, r.elapsed.as_secs_f64());
+    let _ = writeln!(
+        o,
+        "Model {} Executions {} Blocked {}{}",
+        r.model,
+        r.executions,
+        r.blocked,
+        if r.complete { "" } else { " (incomplete)" }
+    );
+    if let Some(why) = &r.incomplete_reason {
+        let _ = writeln!(o, "Incomplete: {why}");
+    }
+    if r.races.is_empty() {
+        o.push_str("Races none\n");
+    } else {
+        let _ = writeln!(o, "Races {} racy executions of {}", r.racy_executions, r.executions);
+        for f in &r.races {
+            let _ = writeln!(o, "  {}", race_text(r, f));
+        }
+    }
+    for f in &r.failures {
+        let _ = writeln!(o, "Failure {:?}: {}", f.kind, f.message);
+    }
+    for n in &r.notes {
+        let _ = writeln!(o, "Note {n}");
+    }
+    o
+}
+
+/// A race in the test's own names: `data race on x: store(na) x := 1 (P0,
+/// file:13:2) and load(na) x = 0 (P1, file:21:9)`.
+pub fn race_text(r: &TestResult, f: &Failure) -> String {
+    let name_of = |l: Loc| -> String {
+        if l.thread() == 0 {
+            if let Some(n) = r.loc_names.get(l.seq() as usize) {
+                return n.clone();
+            }
+        }
+        l.to_string()
+    };
+    let loc = f.events.first().and_then(|e| f.graph.event(e.id).loc());
+    let what = |e: &scopecheck_checker::failure::EventInfo| -> String {
+        match f.graph.event(e.id).loc() {
+            Some(l) => e.what.replace(&l.to_string(), &name_of(l)),
+            None => e.what.clone(),
+        }
+    };
+    let parts: Vec<String> = f
+        .events
+        .iter()
+        .map(|e| format!("`{}` ({}, {})", what(e), r.thread_name(e.id.thread), e.src))
+        .collect();
+    format!(
+        "data race on {}: {} are not ordered by happens-before",
+        loc.map(name_of).unwrap_or_else(|| "?".into()),
+        parts.join(" and ")
+    )
+}
+
+fn json_value(v: &Value) -> Json {
+    match v {
+        Value::Int(i) => json!(i),
+        Value::Addr { .. } => json!(v.to_string()),
+    }
+}
+
+/// One JSON object for a checked test.
+pub fn result_json(file: &str, r: &TestResult) -> Json {
+    let states: Vec<Json> = r
+        .states
+        .iter()
+        .map(|(s, n)| {
+            let vars: serde_json::Map<String, Json> = s.iter().map(|(k, v)| (k.to_string(), json_value(v))).collect();
+            let sat = r.condition.as_ref().is_none_or(|c| super::interp::holds(&c.prop, s));
+            json!({ "state": vars, "executions": n, "satisfies": sat })
+        })
+        .collect();
+    let races: Vec<Json> = r
+        .races
+        .iter()
+        .map(|f| {
+            json!({
+                "message": race_text(r, f),
+                "events": f.events.iter().map(|e| json!({
+                    "thread": r.thread_name(e.id.thread),
+                    "what": e.what,
+                    "at": e.src.to_string(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let failures: Vec<Json> = r
+        .failures
+        .iter()
+        .map(|f| json!({ "kind": format!("{:?}", f.kind), "message": f.message, "token": f.token }))
+        .collect();
+    json!({
+        "file": file,
+        "name": r.name,
+        "model": r.model.name(),
+        "condition": r.condition.as_ref().map(condition_text),
+        "states": states,
+        "verdict": r.verdict().map(|v| if v { "Ok" } else { "No" }),
+        "observation": observation(r),
+        "positive": r.positive,
+        "negative": r.negative,
+        "executions": r.executions,
+        "blocked": r.blocked,
+        "races": races,
+        "racy_executions": r.racy_executions,
+        "race_free": r.race_free(),
+        "failures": failures,
+        "complete": r.complete,
+        "incomplete_reason": r.incomplete_reason,
+        "time": r.elapsed.as_secs_f64(),
+        "notes": r.notes,
+    })
+}
+
+/// One JSON object for a test that produced no result.
+pub fn error_json(file: &str, model: Option<&str>, e: &TestError) -> Json {
+    json!({
+        "file": file,
+        "model": model,
+        "error": { "kind": e.kind(), "message": e.located(file) },
+    })
+}
+
+/// The witness of `r` as a DOT graph, with the test's names for threads
+/// (`P0`, ...) and locations.
+pub fn witness_dot(r: &TestResult) -> Option<String> {
+    let g = r.witness.as_ref()?;
+    let title = format!(
+        "{} ({}): {}",
+        r.name,
+        r.model,
+        r.witness_state.as_ref().map(state_text).unwrap_or_default()
+    );
+    // The interpreter's thread 0 allocates every location, in layout order.
+    let loc_name =
+        |l: Loc| -> Option<String> { (l.thread() == 0).then(|| r.loc_names.get(l.seq() as usize).cloned())? };
+    let thread_name = |t: ThreadId| -> Option<String> { Some(r.thread_name(t)) };
+    Some(dot::render(
+        g,
+        &DotStyle {
+            title: &title,
+            loc_name: &loc_name,
+            thread_name: &thread_name,
+        },
+    ))
+}

@@ -1,0 +1,589 @@
+//! Checking one litmus test: validation, the exploration, and what it found.
+
+use super::ast::*;
+use super::interp::{holds, prop_vars, FinalState, Layout, Program};
+use super::parser::{parse, ParseError};
+use crate::model::Strategy;
+use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::{Failure, MemoryModel};
+use scopecheck_instrument::rt::{self, RunConfig};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The models a litmus test can be checked under.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LitmusModel {
+    /// Sequential consistency.
+    Sc,
+    /// RC11 as published (Lahav et al., PLDI 2017): herd's `rc11.cat`.
+    Rc11,
+    /// C++20's model (RC11 with C++20 release sequences), which Rust uses.
+    Cpp20,
+    /// Scoped RC11 (DESIGN.md 3.4).
+    Src11,
+    /// OpenCL 2.0's scoped C11, as herd's `opencl.cat` has it.
+    OpenCl,
+}
+
+impl LitmusModel {
+    /// The name used on the command line and in expectation files.
+    pub fn name(self) -> &'static str {
+        match self {
+            LitmusModel::Sc => "sc",
+            LitmusModel::Rc11 => "rc11",
+            LitmusModel::Cpp20 => "cpp20",
+            LitmusModel::Src11 => "src11",
+            LitmusModel::OpenCl => "opencl",
+        }
+    }
+
+    /// The model a test's dialect implies: `rc11` for C, `opencl` for OpenCL.
+    pub fn default_for(arch: Arch) -> LitmusModel {
+        match arch {
+            Arch::C => LitmusModel::Rc11,
+            Arch::OpenCl => LitmusModel::OpenCl,
+        }
+    }
+}
+
+impl fmt::Display for LitmusModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for LitmusModel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<LitmusModel, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "sc" => Ok(LitmusModel::Sc),
+            "rc11" | "c11" => Ok(LitmusModel::Rc11),
+            "cpp20" | "c++20" | "rust" => Ok(LitmusModel::Cpp20),
+            "src11" => Ok(LitmusModel::Src11),
+            "opencl" => Ok(LitmusModel::OpenCl),
+            _ => Err(format!(
+                "unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"
+            )),
+        }
+    }
+}
+
+/// How to check litmus tests.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The model; `None` picks it from the test's dialect.
+    pub model: Option<LitmusModel>,
+    /// Iterations a `while` loop may run before the execution is discarded.
+    pub unroll: u32,
+    /// Exploration strategy (exhaustive by default).
+    pub strategy: Strategy,
+    /// Stop after this many executions (the result then says it is incomplete).
+    pub max_executions: Option<u64>,
+    /// Stop after this long.
+    pub max_duration: Option<Duration>,
+    /// Keep a copy of the first witness execution's graph.
+    pub witness: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            model: None,
+            unroll: 2,
+            strategy: Strategy::Exhaustive,
+            max_executions: None,
+            max_duration: None,
+            witness: false,
+        }
+    }
+}
+
+/// Why a test produced no result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TestError {
+    /// The file could not be read.
+    Io(String),
+    /// The file is not a litmus test (located).
+    Parse(ParseError),
+    /// The test is well formed but means nothing (located): an unknown
+    /// variable, a condition naming a thread that does not exist, ...
+    Invalid {
+        /// Where.
+        pos: Pos,
+        /// What.
+        message: String,
+    },
+    /// The test needs something the chosen model does not support yet.
+    Unsupported(String),
+    /// The checker itself broke (a bug in scopecheck, not in the test).
+    Internal(String),
+}
+
+impl TestError {
+    /// The message with `file:line:col:` in front where there is a position.
+    pub fn located(&self, file: &str) -> String {
+        match self {
+            TestError::Io(m) => format!("{file}: {m}"),
+            TestError::Parse(e) => format!("{file}:{e}"),
+            TestError::Invalid { pos, message } => format!("{file}:{pos}: {message}"),
+            TestError::Unsupported(m) => format!("{file}: unsupported: {m}"),
+            TestError::Internal(m) => format!("{file}: scopecheck internal error (a bug in the checker): {m}"),
+        }
+    }
+
+    /// A short word for the kind (`io`, `parse`, `invalid`, `unsupported`, `internal`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TestError::Io(_) => "io",
+            TestError::Parse(_) => "parse",
+            TestError::Invalid { .. } => "invalid",
+            TestError::Unsupported(_) => "unsupported",
+            TestError::Internal(_) => "internal",
+        }
+    }
+}
+
+/// What checking one test found.
+#[derive(Debug)]
+pub struct TestResult {
+    /// The test's name (from its header).
+    pub name: String,
+    /// The model it ran under.
+    pub model: LitmusModel,
+    /// The condition, if the test has one.
+    pub condition: Option<Condition>,
+    /// The observed variables, in herd's order.
+    pub observed: Vec<StateVar>,
+    /// Each distinct final state with the number of executions ending in it.
+    pub states: BTreeMap<FinalState, u64>,
+    /// Executions whose final state satisfies the condition's proposition.
+    pub positive: u64,
+    /// Executions whose final state does not.
+    pub negative: u64,
+    /// Complete executions explored (distinct ones, for the reference enumerator).
+    pub executions: u64,
+    /// Executions abandoned (an RMW alternative that broke atomicity, an
+    /// inconsistent step, a loop past the unroll bound).
+    pub blocked: u64,
+    /// One report per distinct racing pair of litmus lines.
+    pub races: Vec<Failure>,
+    /// Complete executions with a data race.
+    pub racy_executions: u64,
+    /// Failures of the test's program (a division by zero, a thread that
+    /// never ends, an internal error of the checker).
+    pub failures: Vec<Failure>,
+    /// Whether every execution was explored.
+    pub complete: bool,
+    /// Why not, if not.
+    pub incomplete_reason: Option<String>,
+    /// The graph of the first witness: an execution satisfying the
+    /// proposition for `exists` / `~exists`, one violating it for `forall`.
+    pub witness: Option<ExecutionGraph>,
+    /// The final state of the witness.
+    pub witness_state: Option<FinalState>,
+    /// Wall time of the exploration.
+    pub elapsed: Duration,
+    /// Things the reader should know (scopes ignored by the model, ...).
+    pub notes: Vec<String>,
+    /// The litmus name of each engine thread after the first (`P0`, ...).
+    pub thread_names: Vec<String>,
+    /// The litmus name of each location, in allocation order (`x`, `y[1]`).
+    pub loc_names: Vec<String>,
+}
+
+impl TestResult {
+    /// Whether the condition is validated (herd's `Ok`): some execution
+    /// satisfies an `exists`, none satisfies a `~exists`, every execution
+    /// satisfies a `forall`. `None` without a condition, or when the run
+    /// failed or was cut short before the answer was known.
+    pub fn verdict(&self) -> Option<bool> {
+        let c = self.condition.as_ref()?;
+        if !self.failures.is_empty() {
+            return None;
+        }
+        let answer = match c.quantifier {
+            Quantifier::Exists => self.positive > 0,
+            Quantifier::NotExists => self.positive == 0,
+            Quantifier::Forall => self.negative == 0,
+        };
+        // A cut-short run only knows an answer some execution proved.
+        let proven = match c.quantifier {
+            Quantifier::Exists => answer,
+            Quantifier::NotExists | Quantifier::Forall => !answer,
+        };
+        (self.complete || proven).then_some(answer)
+    }
+
+    /// The litmus name of engine thread `t`: `P<n>` for the test's threads,
+    /// `init/final` for the thread that allocates, spawns and reads the final state.
+    pub fn thread_name(&self, t: u32) -> String {
+        match t {
+            0 => "init/final".into(),
+            t => self
+                .thread_names
+                .get(t as usize - 1)
+                .cloned()
+                .unwrap_or_else(|| format!("thread {t}")),
+        }
+    }
+
+    /// Whether no execution has a data race.
+    pub fn race_free(&self) -> bool {
+        self.racy_executions == 0
+    }
+}
+
+/// Parses and checks the litmus source `src`, read from `file`.
+pub fn check_source(file: &str, src: &str, opts: &Options) -> Result<TestResult, TestError> {
+    let test = parse(src).map_err(TestError::Parse)?;
+    check_test(file, &test, opts)
+}
+
+/// Reads and checks the litmus file at `path`.
+pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, TestError> {
+    let bytes = std::fs::read(path).map_err(|e| TestError::Io(format!("cannot read: {e}")))?;
+    let src = String::from_utf8_lossy(&bytes);
+    check_source(&path.display().to_string(), &src, opts)
+}
+
+/// Checks a parsed test.
+pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
+    let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
+    let notes = validate(test, model)?;
+    let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
+    let mut observed: Vec<StateVar> = test
+        .condition
+        .iter()
+        .flat_map(|c| prop_vars(&c.prop))
+        .chain(test.locations.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    observed.sort();
+    // One leak per checked file: events carry `&'static str` file names.
+    let file_static: &'static str = Box::leak(file.to_string().into_boxed_str());
+    let prog = Program {
+        test,
+        layout: &layout,
+        file: file_static,
+        unroll: opts.unroll,
+        observed: &observed,
+    };
+    let engine_model = match model {
+        LitmusModel::Sc => MemoryModel::Sc,
+        LitmusModel::Rc11 => MemoryModel::Rc11,
+        LitmusModel::Cpp20 => MemoryModel::Cpp20,
+        LitmusModel::Src11 | LitmusModel::OpenCl => unreachable!("refused by validate"),
+    };
+    let config = RunConfig {
+        model: engine_model,
+        strategy: opts.strategy.clone(),
+        max_executions: opts.max_executions,
+        max_duration: opts.max_duration,
+        record_races: true,
+        ..RunConfig::default()
+    };
+    struct Seen {
+        states: BTreeMap<FinalState, u64>,
+        positive: u64,
+        negative: u64,
+        witness: Option<(ExecutionGraph, FinalState)>,
+    }
+    let seen = RefCell::new(Seen {
+        states: BTreeMap::new(),
+        positive: 0,
+        negative: 0,
+        witness: None,
+    });
+    let want_witness = opts.witness;
+    let cond = test.condition.as_ref();
+    let r = rt::run(&config, &|| {
+        let state = prog.execute();
+        let sat = cond.is_none_or(|c| holds(&c.prop, &state));
+        let mut s = seen.borrow_mut();
+        if sat {
+            s.positive += 1;
+        } else {
+            s.negative += 1;
+        }
+        let is_witness = match cond.map(|c| c.quantifier) {
+            Some(Quantifier::Exists) | Some(Quantifier::NotExists) => sat,
+            Some(Quantifier::Forall) => !sat,
+            None => false,
+        };
+        if want_witness && is_witness && s.witness.is_none() {
+            s.witness = Some((rt::current_graph(), state.clone()));
+        }
+        *s.states.entry(state).or_insert(0) += 1;
+    });
+    let seen = seen.into_inner();
+    let failures = r.failures;
+    let executions = r.distinct.unwrap_or(r.stats.complete);
+    // Every complete execution records exactly one final state; a mismatch
+    // means the runtime and the interpreter disagree about what finished.
+    if seen.positive + seen.negative != r.stats.complete && failures.is_empty() {
+        return Err(TestError::Internal(format!(
+            "{} executions completed but {} final states were recorded",
+            r.stats.complete,
+            seen.positive + seen.negative
+        )));
+    }
+    let (witness, witness_state) = match seen.witness {
+        Some((g, s)) => (Some(g), Some(s)),
+        None => (None, None),
+    };
+    Ok(TestResult {
+        name: test.name.clone(),
+        model,
+        condition: test.condition.clone(),
+        observed,
+        states: seen.states,
+        positive: seen.positive,
+        negative: seen.negative,
+        executions,
+        blocked: r.stats.blocked,
+        races: r.races,
+        racy_executions: r.racy_executions,
+        failures,
+        complete: r.complete,
+        incomplete_reason: r.incomplete_reason,
+        witness,
+        witness_state,
+        elapsed: r.elapsed,
+        notes,
+        thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
+        loc_names: layout
+            .names
+            .iter()
+            .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
+            .collect(),
+    })
+}
+
+/// Static checks: every name means something, and the model supports what
+/// the test uses. Returns notes for the reader.
+fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
+    let mut notes = Vec::new();
+    if matches!(model, LitmusModel::Src11 | LitmusModel::OpenCl) {
+        return Err(TestError::Unsupported(format!(
+            "the scoped models (src11, opencl) are not implemented yet; `--model rc11` or `--model sc` \
+             runs the test with every scope treated as system scope (requested: {model})"
+        )));
+    }
+    let mut seen_threads = HashSet::new();
+    let locations: HashSet<&str> = test
+        .init
+        .iter()
+        .filter_map(|i| match &i.target {
+            InitTarget::Loc(n) | InitTarget::Array { name: n, .. } => Some(n.as_str()),
+            InitTarget::Reg { .. } => None,
+        })
+        .chain(
+            test.threads
+                .iter()
+                .flat_map(|t| t.params.iter().map(|p| p.name.as_str())),
+        )
+        .collect();
+    let mut scoped = false;
+    let mut classed = false;
+    let mut regs_of: BTreeMap<u32, HashSet<String>> = BTreeMap::new();
+    for t in &test.threads {
+        if !seen_threads.insert(t.index) {
+            return Err(TestError::Invalid {
+                pos: t.pos,
+                message: format!("thread P{} is defined twice", t.index),
+            });
+        }
+        let mut regs: HashSet<String> = t.params.iter().map(|p| p.name.clone()).collect();
+        for i in &test.init {
+            if let InitTarget::Reg { thread, reg } = &i.target {
+                if *thread == t.index {
+                    regs.insert(reg.clone());
+                }
+            }
+        }
+        collect_regs(&t.body, &mut regs);
+        let mut w = Walk {
+            regs: &regs,
+            locations: &locations,
+            scoped: &mut scoped,
+            classed: &mut classed,
+            barrier: None,
+            error: None,
+        };
+        w.stmts(&t.body);
+        if let Some((pos, message)) = w.error {
+            return Err(TestError::Invalid { pos, message });
+        }
+        if let Some(pos) = w.barrier {
+            return Err(TestError::Unsupported(format!(
+                "P{} has a barrier at {pos}; barriers need a scoped model (src11 or opencl), which is not \
+                 implemented yet",
+                t.index
+            )));
+        }
+        if !t.placement.is_empty() {
+            scoped = true;
+        }
+        regs_of.insert(t.index, regs);
+    }
+    for i in &test.init {
+        if let InitTarget::Reg { thread, .. } = &i.target {
+            if !seen_threads.contains(thread) {
+                return Err(TestError::Invalid {
+                    pos: i.pos,
+                    message: format!("the init block names a register of P{thread}, which the test does not have"),
+                });
+            }
+        }
+    }
+    if let Some(c) = &test.condition {
+        for v in prop_vars(&c.prop).iter().chain(test.locations.iter()) {
+            if let StateVar::Reg { thread, reg } = v {
+                match regs_of.get(thread) {
+                    None => {
+                        return Err(TestError::Invalid {
+                            pos: c.pos,
+                            message: format!("the condition names `{v}` but the test has no thread P{thread}"),
+                        })
+                    }
+                    Some(rs) if !rs.contains(reg) => {
+                        return Err(TestError::Invalid {
+                            pos: c.pos,
+                            message: format!("the condition names `{v}` but P{thread} has no register `{reg}`"),
+                        })
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    if scoped || test.arch == Arch::OpenCl {
+        notes.push(format!(
+            "scopes and placements are ignored under {model}: every access acts at system scope"
+        ));
+    }
+    if classed {
+        notes.push("DRFrlx classes are accepted but not analysed yet: they do not change the outcomes".into());
+    }
+    Ok(notes)
+}
+
+/// Every register a body assigns or declares.
+fn collect_regs(body: &[Stmt], out: &mut HashSet<String>) {
+    for s in body {
+        match &s.kind {
+            StmtKind::Decl { name, .. } | StmtKind::AssignReg { name, .. } => {
+                out.insert(name.clone());
+            }
+            StmtKind::If { then, els, .. } => {
+                collect_regs(then, out);
+                collect_regs(els, out);
+            }
+            StmtKind::While { body, .. } | StmtKind::Block(body) => collect_regs(body, out),
+            _ => {}
+        }
+        // `&r` as a compare-exchange's expected argument writes `r`.
+        visit_exprs(s, &mut |e| {
+            if let ExprKind::Atomic(c) = &e.kind {
+                if let Some(Expr {
+                    kind: ExprKind::AddrOf(r),
+                    ..
+                }) = c
+                    .args
+                    .first()
+                    .filter(|_| matches!(c.op, AtomicOp::CasStrong | AtomicOp::CasWeak))
+                {
+                    out.insert(r.clone());
+                }
+            }
+        });
+    }
+}
+
+/// Calls `f` on every expression directly inside statement `s` (not in nested statements).
+fn visit_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
+    fn go(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+        f(e);
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Var(_) | ExprKind::AddrOf(_) => {}
+            ExprKind::Deref(a) | ExprKind::Unary(_, a) => go(a, f),
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+                go(a, f);
+                go(b, f);
+            }
+            ExprKind::Atomic(c) => {
+                go(&c.addr, f);
+                for a in &c.args {
+                    go(a, f);
+                }
+            }
+        }
+    }
+    match &s.kind {
+        StmtKind::Decl { init: Some(e), .. } | StmtKind::AssignReg { value: e, .. } | StmtKind::Expr(e) => go(e, f),
+        StmtKind::Store { addr, value } => {
+            go(addr, f);
+            go(value, f);
+        }
+        StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => go(cond, f),
+        _ => {}
+    }
+}
+
+/// The name check over one thread's body.
+struct Walk<'a> {
+    regs: &'a HashSet<String>,
+    locations: &'a HashSet<&'a str>,
+    scoped: &'a mut bool,
+    classed: &'a mut bool,
+    barrier: Option<Pos>,
+    error: Option<(Pos, String)>,
+}
+
+impl Walk<'_> {
+    fn stmts(&mut self, body: &[Stmt]) {
+        for s in body {
+            if self.error.is_some() {
+                return;
+            }
+            let mut bad = None;
+            let (regs, locations) = (self.regs, self.locations);
+            let (mut scoped, mut classed) = (false, false);
+            visit_exprs(s, &mut |e| match &e.kind {
+                ExprKind::Var(n) if !regs.contains(n) && !locations.contains(n.as_str()) => {
+                    bad.get_or_insert((e.pos, format!("unknown variable `{n}` (not a register or location)")));
+                }
+                ExprKind::AddrOf(n) if !regs.contains(n) && !locations.contains(n.as_str()) => {
+                    bad.get_or_insert((e.pos, format!("`&{n}`: `{n}` is not a register or location")));
+                }
+                ExprKind::Atomic(c) => {
+                    scoped |= c.scope.is_some();
+                    classed |= c.class.is_some();
+                }
+                _ => {}
+            });
+            *self.scoped |= scoped;
+            *self.classed |= classed;
+            if bad.is_some() {
+                self.error = bad;
+                return;
+            }
+            match &s.kind {
+                StmtKind::If { then, els, .. } => {
+                    self.stmts(then);
+                    self.stmts(els);
+                }
+                StmtKind::While { body, .. } | StmtKind::Block(body) => self.stmts(body),
+                StmtKind::Barrier { .. } => {
+                    self.barrier.get_or_insert(s.pos);
+                }
+                StmtKind::Fence { scope, .. } => *self.scoped |= scope.is_some(),
+                _ => {}
+            }
+        }
+    }
+}

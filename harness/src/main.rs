@@ -1,0 +1,417 @@
+//! The `scopecheck` command.
+//!
+//! `scopecheck litmus FILE|DIR...` checks litmus tests on the same engine as
+//! Rust programs and prints herd-style results (see `--help`).
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use scopecheck::litmus::expect::{self, Expectation, Verdict};
+use scopecheck::litmus::output::{error_json, herd_text, result_json, witness_dot};
+use scopecheck::litmus::{check_file, LitmusModel, Options, TestError, TestResult};
+use scopecheck::Strategy;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "scopecheck",
+    version,
+    about = "A stateless model checker for scoped and DRFrlx-classified atomics"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check litmus tests (herd's and Dat3M's C and OpenCL dialects).
+    Litmus(LitmusArgs),
+}
+
+#[derive(clap::Args)]
+struct LitmusArgs {
+    /// Litmus files, or folders searched recursively for `*.litmus`.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Model(s) to check under: sc, rc11, cpp20, src11, opencl (comma-separated or
+    /// repeated). Default: with --expect, every model the file's rows name;
+    /// otherwise rc11 for C tests, opencl for OpenCL tests.
+    #[arg(long, value_delimiter = ',')]
+    model: Vec<LitmusModel>,
+    /// Print one JSON object per test and model (JSON lines) instead of herd's text.
+    #[arg(long)]
+    json: bool,
+    /// Write the first witness execution of each test as DOT into this folder.
+    #[arg(long, value_name = "DIR")]
+    dot: Option<PathBuf>,
+    /// Compare with an expectation file (the format of the corpus's
+    /// expected.tsv) and exit non-zero on any disagreement.
+    #[arg(long, value_name = "FILE.tsv")]
+    expect: Option<PathBuf>,
+    /// Iterations a `while` loop may run; executions needing more are discarded.
+    #[arg(long, default_value_t = 2)]
+    unroll: u32,
+    /// Exploration: `exhaustive` (optimal), `reference` (every interleaving,
+    /// slow), or `random:SEED:N` (N random executions).
+    #[arg(long, default_value = "exhaustive", value_parser = parse_strategy)]
+    strategy: Strategy,
+    /// Stop each test after this many executions (its result is then partial).
+    #[arg(long)]
+    max_executions: Option<u64>,
+    /// Stop each test after this many seconds (its result is then partial).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Tests checked at once (default: the number of cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+}
+
+fn parse_strategy(s: &str) -> Result<Strategy, String> {
+    match s {
+        "exhaustive" | "optimal" => Ok(Strategy::Exhaustive),
+        "reference" => Ok(Strategy::Reference),
+        _ => {
+            let parts: Vec<&str> = s.split(':').collect();
+            match parts.as_slice() {
+                ["random", seed, n] => Ok(Strategy::Random {
+                    seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
+                    iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
+                }),
+                _ => Err(format!(
+                    "unknown strategy `{s}` (expected exhaustive, reference or random:SEED:N)"
+                )),
+            }
+        }
+    }
+}
+
+/// The litmus files under `paths`, in a stable order; unreadable folders
+/// become errors of their own.
+fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, errs: &mut Vec<String>) {
+        let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+            Err(e) => {
+                errs.push(format!("{}: cannot read folder: {e}", dir.display()));
+                return;
+            }
+        };
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out, errs);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    let (mut files, mut errs) = (Vec::new(), Vec::new());
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut files, &mut errs);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    (files, errs)
+}
+
+/// One unit of work: a file under a model (`None`: the dialect's default).
+struct Job {
+    file: PathBuf,
+    model: Option<LitmusModel>,
+}
+
+/// What a job produced.
+struct Done {
+    job: usize,
+    outcome: Result<TestResult, TestError>,
+}
+
+fn run_job(job: &Job, base: &Options) -> Result<TestResult, TestError> {
+    let mut opts = base.clone();
+    opts.model = job.model;
+    // A panic here is a bug of the checker: report it for this test and go on.
+    match std::panic::catch_unwind(|| check_file(&job.file, &opts)) {
+        Ok(r) => r,
+        Err(p) => Err(TestError::Internal(panic_text(&*p))),
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".into()
+    }
+}
+
+/// The model a job's result or error is about, for matching expectations.
+fn model_of(job: &Job, outcome: &Result<TestResult, TestError>) -> Option<LitmusModel> {
+    match outcome {
+        Ok(r) => Some(r.model),
+        Err(_) => job.model.or_else(|| {
+            let src = std::fs::read_to_string(&job.file).ok()?;
+            let arch = scopecheck::litmus::parse(&src).ok()?.arch;
+            Some(LitmusModel::default_for(arch))
+        }),
+    }
+}
+
+fn litmus(args: LitmusArgs) -> ExitCode {
+    let (files, walk_errors) = collect_files(&args.paths);
+    let mut failed = !walk_errors.is_empty();
+    for e in &walk_errors {
+        eprintln!("{e}");
+    }
+    let expectations: Vec<Expectation> = match &args.expect {
+        Some(f) => match expect::load(f) {
+            Ok(rows) => rows,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Vec::new(),
+    };
+    if let Some(d) = &args.dot {
+        if let Err(e) = std::fs::create_dir_all(d) {
+            eprintln!("{}: cannot create folder: {e}", d.display());
+            return ExitCode::from(2);
+        }
+    }
+    // Each file runs under the models asked for; without `--model`, under
+    // every model its expectation rows name (so `--expect` alone checks every
+    // row), or else the model its dialect implies.
+    let models_for = |f: &Path| -> Vec<Option<LitmusModel>> {
+        if !args.model.is_empty() {
+            return args.model.iter().copied().map(Some).collect();
+        }
+        let named: Vec<Option<LitmusModel>> = expect::models_of(&expectations, f)
+            .into_iter()
+            .filter_map(|m| m.parse().ok())
+            .map(Some)
+            .collect();
+        if named.is_empty() {
+            vec![None]
+        } else {
+            named
+        }
+    };
+    let jobs: Vec<Job> = files
+        .iter()
+        .flat_map(|f| {
+            models_for(f).into_iter().map(move |m| Job {
+                file: f.clone(),
+                model: m,
+            })
+        })
+        .collect();
+    let opts = Options {
+        model: None,
+        unroll: args.unroll,
+        strategy: args.strategy.clone(),
+        max_executions: args.max_executions,
+        max_duration: args.timeout.map(Duration::from_secs_f64),
+        witness: args.dot.is_some(),
+    };
+    let workers = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len().max(1));
+    let bar = ProgressBar::with_draw_target(
+        Some(jobs.len() as u64),
+        if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} tests {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Done>();
+    let mut stats = Summary::default();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (next, jobs, opts) = (&next, &jobs, &opts);
+            // Deep recursion in the parser and the model threads' stacks live
+            // elsewhere; the default worker stack is enough for the explorer.
+            s.spawn(move || loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= jobs.len() {
+                    break;
+                }
+                let outcome = run_job(&jobs[k], opts);
+                if tx.send(Done { job: k, outcome }).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // Print in input order as results arrive.
+        let mut pending: Vec<Option<Result<TestResult, TestError>>> = (0..jobs.len()).map(|_| None).collect();
+        let mut printed = 0;
+        for done in rx {
+            bar.inc(1);
+            bar.set_message(jobs[done.job].file.display().to_string());
+            pending[done.job] = Some(done.outcome);
+            while printed < jobs.len() {
+                let Some(outcome) = pending[printed].take() else { break };
+                let job = &jobs[printed];
+                bar.suspend(|| report(job, &outcome, &args, &expectations, &mut stats));
+                printed += 1;
+            }
+        }
+    });
+    bar.finish_and_clear();
+    failed |= stats.errors > 0 || stats.disagreements > 0;
+    eprintln!(
+        "{} test runs: {} checked, {} errors, {}{} disagreements{}",
+        jobs.len(),
+        stats.checked,
+        stats.errors,
+        if args.expect.is_some() {
+            format!("{} agreements, ", stats.agreements)
+        } else {
+            String::new()
+        },
+        stats.disagreements,
+        if stats.known > 0 {
+            format!(
+                ", {} known disagreements (accepted in the expectation file)",
+                stats.known
+            )
+        } else {
+            String::new()
+        }
+    );
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[derive(Default)]
+struct Summary {
+    checked: usize,
+    errors: usize,
+    agreements: usize,
+    disagreements: usize,
+    known: usize,
+}
+
+/// Prints one job's outcome and its comparison with the expectations.
+fn report(
+    job: &Job,
+    outcome: &Result<TestResult, TestError>,
+    args: &LitmusArgs,
+    rows: &[Expectation],
+    stats: &mut Summary,
+) {
+    let file = job.file.display().to_string();
+    let model = model_of(job, outcome);
+    let row = model.and_then(|m| expect::find(rows, &job.file, m.name()));
+    let comparison = row.map(|r| (r, expect::compare(r, outcome)));
+    let mut known_reason = None;
+    match &comparison {
+        None => {}
+        Some((_, Verdict::Agrees)) => stats.agreements += 1,
+        Some((r, Verdict::Disagrees(_))) => match r.known() {
+            Some(why) => {
+                stats.known += 1;
+                known_reason = Some(why.to_string());
+            }
+            None => stats.disagreements += 1,
+        },
+    }
+    match outcome {
+        // A test whose program failed (a division by zero, a thread that
+        // never ends) has no answer: that is an error of the run.
+        Ok(r) if !r.failures.is_empty() && known_reason.is_none() => {
+            stats.checked += 1;
+            stats.errors += 1;
+        }
+        Ok(_) => stats.checked += 1,
+        // An error the expectation file accepts is counted there, not here.
+        Err(_) if known_reason.is_some() => {}
+        Err(_) => stats.errors += 1,
+    }
+    let expect_text = comparison.as_ref().map(|(r, v)| match v {
+        Verdict::Agrees => format!("agrees with {}:{}", r.path_text, r.line),
+        Verdict::Disagrees(d) => format!(
+            "{} with row {} ({}:{}): {}",
+            if r.known().is_some() {
+                "known disagreement"
+            } else {
+                "DISAGREES"
+            },
+            r.path_text,
+            args.expect
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            r.line,
+            d.join("; ")
+        ),
+    });
+    if let (Some(dir), Ok(r)) = (&args.dot, outcome) {
+        if let Some(text) = witness_dot(r) {
+            let stem = job
+                .file
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let path = dir.join(format!("{stem}.{}.dot", r.model));
+            if let Err(e) = std::fs::write(&path, text) {
+                eprintln!("{}: cannot write: {e}", path.display());
+                stats.errors += 1;
+            }
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let mut obj = match outcome {
+            Ok(r) => result_json(&file, r),
+            Err(e) => error_json(&file, model.map(|m| m.name()), e),
+        };
+        if let (Some(t), Some(map)) = (&expect_text, obj.as_object_mut()) {
+            map.insert("expect".into(), serde_json::Value::String(t.clone()));
+        }
+        let _ = writeln!(out, "{obj}");
+    } else {
+        match outcome {
+            Ok(r) => {
+                let _ = write!(out, "{}", herd_text(r));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "Error {}", e.located(&file));
+                if known_reason.is_none() {
+                    eprintln!("{}", e.located(&file));
+                }
+            }
+        }
+        if let Some(t) = &expect_text {
+            let _ = writeln!(out, "Expect {t}");
+        }
+        let _ = writeln!(out);
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Litmus(args) => litmus(args),
+    }
+}

@@ -1,0 +1,200 @@
+//! The `scopecheck litmus` command end to end: output formats, expectation
+//! files, errors that do not stop the run, and exit statuses.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/litmus")
+}
+
+fn scopecheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scopecheck"))
+        .args(args)
+        .output()
+        .expect("the scopecheck binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const SB: &str = "C SB\n{ x = 0; y = 0; }\n\
+P0 (atomic_int* x, atomic_int* y) {\n  atomic_store_explicit(x, 1, memory_order_relaxed);\n  int r0 = atomic_load_explicit(y, memory_order_relaxed);\n}\n\
+P1 (atomic_int* x, atomic_int* y) {\n  atomic_store_explicit(y, 1, memory_order_relaxed);\n  int r0 = atomic_load_explicit(x, memory_order_relaxed);\n}\n\
+exists (0:r0=0 /\\ 1:r0=0)\n";
+
+#[test]
+fn herd_format_for_store_buffering() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("sb.litmus");
+    std::fs::write(&f, SB).unwrap();
+    let out = scopecheck(&["litmus", f.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("Time ")).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "Test SB Allowed",
+            "States 4",
+            "0:r0=0; 1:r0=0;",
+            "0:r0=0; 1:r0=1;",
+            "0:r0=1; 1:r0=0;",
+            "0:r0=1; 1:r0=1;",
+            "Ok",
+            "Witnesses",
+            "Positive: 1 Negative: 3",
+            "Condition exists (0:r0=0 /\\ 1:r0=0)",
+            "Observation SB Sometimes 1 3",
+            "Model rc11 Executions 4 Blocked 0",
+            "Races none",
+            "",
+        ]
+    );
+}
+
+#[test]
+fn sc_forbids_the_weak_outcome_and_both_models_run_in_one_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("sb.litmus");
+    std::fs::write(&f, SB).unwrap();
+    let out = scopecheck(&["litmus", "--model", "sc,rc11", f.to_str().unwrap()]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("Test SB Allowed").count(), 2);
+    assert!(stdout.contains("Observation SB Never 0 3"), "{stdout}");
+    assert!(stdout.contains("Observation SB Sometimes 1 3"), "{stdout}");
+}
+
+#[test]
+fn public_c11_corpus_agrees_with_herd_under_rc11() {
+    let out = scopecheck(&[
+        "litmus",
+        "--model",
+        "rc11",
+        "--expect",
+        corpus().join("public/expected.tsv").to_str().unwrap(),
+        corpus().join("public/c11").to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    // 21 rows with an answer agree; TSan has no recorded answer.
+    assert_eq!(stdout.matches("Expect agrees").count(), 22, "{stdout}");
+    assert!(!stdout.contains("DISAGREES"));
+    assert!(text(&out.stderr).contains("22 test runs: 22 checked, 0 errors, 22 agreements, 0 disagreements"));
+}
+
+#[test]
+fn a_disagreement_fails_the_run_and_says_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("sb.litmus"), SB).unwrap();
+    // Claim SB's weak outcome is forbidden and one state is missing.
+    std::fs::write(
+        dir.path().join("exp.tsv"),
+        "sb.litmus\trc11\t0\t1\t0:r0=0; 1:r0=1; | 0:r0=1; 1:r0=0; | 0:r0=1; 1:r0=1;\n",
+    )
+    .unwrap();
+    let out = scopecheck(&[
+        "litmus",
+        "--expect",
+        dir.path().join("exp.tsv").to_str().unwrap(),
+        dir.path().join("sb.litmus").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("DISAGREES"), "{stdout}");
+    assert!(stdout.contains("condition_holds: expected 0, found 1"), "{stdout}");
+    assert!(stdout.contains("extra final state: 0:r0=0; 1:r0=0;"), "{stdout}");
+}
+
+#[test]
+fn a_malformed_file_is_located_and_the_others_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a_bad.litmus"),
+        "C bad\n{}\nP0 (atomic_int* x) {\n  atomic_store_explicit(x, 1 memory_order_relaxed);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b_sb.litmus"), SB).unwrap();
+    let out = scopecheck(&["litmus", dir.path().to_str().unwrap()]);
+    assert!(!out.status.success(), "a parse error must fail the run");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("a_bad.litmus:4:"), "{stderr}");
+    assert!(text(&out.stdout).contains("Test SB Allowed"), "the good file still ran");
+    assert!(stderr.contains("2 test runs: 1 checked, 1 errors"), "{stderr}");
+}
+
+#[test]
+fn json_lines_have_the_documented_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("sb.litmus"), SB).unwrap();
+    std::fs::write(dir.path().join("bad.litmus"), "C x\n{\n").unwrap();
+    let out = scopecheck(&["litmus", "--json", dir.path().to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    let objs: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("valid JSON"))
+        .collect();
+    assert_eq!(objs.len(), 2);
+    let err = &objs[0];
+    assert_eq!(err["error"]["kind"], "parse");
+    let sb = &objs[1];
+    assert_eq!(sb["name"], "SB");
+    assert_eq!(sb["model"], "rc11");
+    assert_eq!(sb["verdict"], "Ok");
+    assert_eq!(sb["executions"], 4);
+    assert_eq!(sb["positive"], 1);
+    assert_eq!(sb["states"].as_array().unwrap().len(), 4);
+    assert_eq!(sb["races"].as_array().unwrap().len(), 0);
+    assert!(sb["time"].as_f64().is_some());
+}
+
+#[test]
+fn dot_writes_the_witness() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("sb.litmus"), SB).unwrap();
+    let dots = dir.path().join("dots");
+    let out = scopecheck(&[
+        "litmus",
+        "--dot",
+        dots.to_str().unwrap(),
+        dir.path().join("sb.litmus").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let g = std::fs::read_to_string(dots.join("sb.rc11.dot")).expect("witness written");
+    assert!(g.starts_with("digraph"));
+    assert!(g.contains("label=\"P0\"") && g.contains("label=\"P1\""), "{g}");
+    // The witness is the weak outcome: both loads read the initial writes.
+    assert!(g.contains("0:r0=0; 1:r0=0;"), "{g}");
+    assert_eq!(g.matches("label=\"rf\"").count(), 2, "{g}");
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let out = scopecheck(&["litmus", "--model", "tso", "x.litmus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown model `tso`"));
+    let out = scopecheck(&["litmus", "/definitely/not/here.litmus"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("cannot read"));
+}
+
+/// The README's first command: `--expect` alone runs every file under every
+/// model its rows name and checks every row of the corpus.
+#[test]
+fn readme_check_command_checks_every_corpus_row() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new(env!("CARGO_BIN_EXE_scopecheck"))
+        .current_dir(&root)
+        .args(["litmus", "--expect", "corpus/litmus/expected.tsv", "corpus/litmus"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .contains("134 test runs: 114 checked, 0 errors, 114 agreements, 0 disagreements, 20 known disagreements"),
+        "{stderr}"
+    );
+}
