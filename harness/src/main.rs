@@ -139,17 +139,7 @@ fn run_job(job: &Job, base: &Options) -> Result<TestResult, TestError> {
     // A panic here is a bug of the checker: report it for this test and go on.
     match std::panic::catch_unwind(|| check_file(&job.file, &opts)) {
         Ok(r) => r,
-        Err(p) => Err(TestError::Internal(panic_text(&*p))),
-    }
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic with a non-string payload".into()
+        Err(p) => Err(TestError::Internal(scopecheck_instrument::rt::panic_message(&*p))),
     }
 }
 
