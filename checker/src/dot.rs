@@ -339,8 +339,11 @@ mod tests {
             b
         }
         fn push(&mut self, t: ThreadId, kind: EventKind) -> EventId {
-            let views = self.g.compute_views(t, &kind, crate::graph::SyncRules::default());
-            self.g.push_event(t, kind, SourceLoc::caller(), views, true)
+            let views = self
+                .g
+                .compute_views(t, &kind, Scope::System, crate::graph::SyncRules::default());
+            self.g
+                .push_event(t, kind, SourceLoc::caller(), Scope::System, views, true)
         }
         fn alloc(&mut self, t: ThreadId, seq: u32, init: Value) -> Loc {
             let loc = Loc::new(t, seq);

@@ -10,8 +10,11 @@ use crate::event::*;
 use crate::explore::Strategy;
 use crate::failure::{EventInfo, Failure, FailureKind};
 use crate::graph::ExecutionGraph;
+use crate::graph::SyncRules;
+use crate::model::relations::Relations;
 use crate::model::MemoryModel;
 use crate::races;
+use crate::scope::narrowest_common;
 use crate::token;
 use smallvec::SmallVec;
 
@@ -160,6 +163,8 @@ pub struct Engine {
     replay_next: usize,
     /// Races collected under [`Limits::record_races`].
     pub races: RaceLog,
+    /// The scope of the operation being performed (events take it).
+    cur_scope: Scope,
 }
 
 impl Engine {
@@ -175,6 +180,7 @@ impl Engine {
             replay_queue: Vec::new(),
             replay_next: 0,
             races: RaceLog::default(),
+            cur_scope: Scope::System,
         }
     }
 
@@ -219,7 +225,7 @@ impl Engine {
 
     /// The racing pairs of the current graph (see [`crate::races`]).
     pub fn current_races(&self) -> Vec<(EventId, EventId)> {
-        races::find_races(&self.graph)
+        races::find_races(&self.graph, self.model.sync_rules().scoped)
     }
 
     /// Counts the current (complete) execution as racy if it is, and keeps a
@@ -332,15 +338,18 @@ impl Engine {
             return;
         }
         let kind = EventKind::Start { parent: None };
-        let views = self.graph.compute_views(0, &kind, self.model.sync_rules());
-        self.graph.push_event(0, kind, src, views, true);
+        let views = self
+            .graph
+            .compute_views(0, &kind, Scope::System, self.model.sync_rules());
+        self.graph.push_event(0, kind, src, Scope::System, views, true);
         self.rt(0).cursor = 1;
         self.stats.events_added += 1;
     }
 
     fn push(&mut self, t: ThreadId, kind: EventKind, src: SourceLoc, added_max: bool) -> EventId {
-        let views = self.graph.compute_views(t, &kind, self.model.sync_rules());
-        let id = self.graph.push_event(t, kind, src, views, added_max);
+        let scope = self.cur_scope;
+        let views = self.graph.compute_views(t, &kind, scope, self.model.sync_rules());
+        let id = self.graph.push_event(t, kind, src, scope, views, added_max);
         self.rt(t).cursor = id.index + 1;
         self.stats.events_added += 1;
         id
@@ -350,6 +359,7 @@ impl Engine {
     /// cell access, spawn).
     pub fn invisible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
         self.step(t, src)?;
+        self.cur_scope = op.scope();
         if self.replaying(t) {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             let ev = self.graph.event(id).kind.clone();
@@ -360,7 +370,7 @@ impl Engine {
                 }
                 (Op::Fence { .. }, EventKind::Fence { .. }) => OpResult::Done,
                 (Op::CellAccess { loc, .. }, EventKind::Cell { loc: l2, .. }) if loc == l2 => OpResult::Done,
-                (Op::Spawn, EventKind::Spawn { child }) => {
+                (Op::Spawn { .. }, EventKind::Spawn { child }) => {
                     let child = *child;
                     self.rt(child).cursor = 1; // its Start event
                     self.stats.events_replayed += 1;
@@ -380,7 +390,7 @@ impl Engine {
                 self.push(t, EventKind::Alloc { loc, init, kind }, src, true);
                 Ok(OpResult::Loc(loc))
             }
-            Op::Fence { order } => {
+            Op::Fence { order, .. } => {
                 self.push(t, EventKind::Fence { order }, src, true);
                 if order.is_sc() && self.model.check_graph(&self.graph).is_err() {
                     return Err(Stop::Moot);
@@ -394,8 +404,9 @@ impl Engine {
                 self.check_cell_race(id, loc, write)?;
                 Ok(OpResult::Done)
             }
-            Op::Spawn => {
+            Op::Spawn { placement } => {
                 let child = self.graph.free_thread_slot();
+                self.graph.set_placement(child, placement);
                 let sp = self.push(t, EventKind::Spawn { child }, src, true);
                 self.threads
                     .resize(self.threads.len().max(child as usize + 1), ThreadRt::default());
@@ -553,6 +564,7 @@ impl Engine {
         rop: RmwOp,
         ty: ValueType,
         success: Order,
+        scope: Scope,
         src: &SourceLoc,
     ) -> bool {
         self.all_writes(loc).into_iter().any(|w| {
@@ -570,16 +582,16 @@ impl Engine {
                 spurious: false,
                 await_: Some(aw),
             });
-            let v = g.compute_views(t, &rk, self.model.sync_rules());
-            g.push_event(t, rk, *src, v, false);
+            let v = g.compute_views(t, &rk, scope, self.model.sync_rules());
+            g.push_event(t, rk, *src, scope, v, false);
             let wk = EventKind::Write(WriteEvent {
                 loc,
                 order: Order::write_part(success),
                 value: new,
                 rmw: true,
             });
-            let v = g.compute_views(t, &wk, self.model.sync_rules());
-            let wid = g.push_event(t, wk, *src, v, false);
+            let v = g.compute_views(t, &wk, scope, self.model.sync_rules());
+            let wid = g.push_event(t, wk, *src, scope, v, false);
             let pos = g.mo_position(loc, w) + 1;
             g.insert_mo(loc, wid, pos);
             self.model.consistent_declarative(&g).is_ok()
@@ -601,10 +613,13 @@ impl Engine {
                     op,
                     ty,
                     success,
+                    scope,
                     ..
                 },
                 src,
-            ) if self.strategy.unfiltered() => self.await_possible_declarative(t, *loc, *aw, *op, *ty, *success, src),
+            ) if self.strategy.unfiltered() => {
+                self.await_possible_declarative(t, *loc, *aw, *op, *ty, *success, *scope, src)
+            }
             ThreadStatus::Op(
                 Op::Rmw {
                     loc, await_: Some(aw), ..
@@ -694,16 +709,17 @@ impl Engine {
     /// thread took no step and still waits (a mutex it cannot take yet).
     pub fn visible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<Option<OpResult>, Stop> {
         self.step(t, src)?;
+        self.cur_scope = op.scope();
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
         }
         match *op {
-            Op::Load { loc, order } => {
+            Op::Load { loc, order, .. } => {
                 self.check_loc(t, loc, src, true)?;
                 let v = self.new_read(t, loc, order, src)?;
                 Ok(Some(OpResult::Value(v.1)))
             }
-            Op::Store { loc, order, value } => {
+            Op::Store { loc, order, value, .. } => {
                 self.check_loc(t, loc, src, true)?;
                 self.new_store(t, loc, order, value, src)?;
                 Ok(Some(OpResult::Done))
@@ -715,6 +731,7 @@ impl Engine {
                 success,
                 failure,
                 await_,
+                ..
             } => {
                 self.check_loc(t, loc, src, true)?;
                 self.new_rmw(t, loc, rop, ty, success, failure, await_, src)
@@ -827,11 +844,11 @@ impl Engine {
             k.rf = c.write;
             k.value = self.graph.write_value(kind.loc, c.write);
             k.spurious = c.spurious;
-            let views = self
-                .graph
-                .compute_views(t, &EventKind::Read(k.clone()), self.model.sync_rules());
+            let views =
+                self.graph
+                    .compute_views(t, &EventKind::Read(k.clone()), self.cur_scope, self.model.sync_rules());
             let mut g = self.graph.clone();
-            g.push_event(t, EventKind::Read(k), src, views, false);
+            g.push_event(t, EventKind::Read(k), src, self.cur_scope, views, false);
             if self.model.check_graph(&g).is_ok() {
                 keep.push(c);
             }
@@ -901,7 +918,7 @@ impl Engine {
         );
         self.note_read(t, loc, c.write);
         self.declarative_check()?;
-        if order == Order::NonAtomic || self.has_plain(loc) {
+        if order == Order::NonAtomic || self.has_plain(loc) || self.model.sync_rules().scoped {
             self.check_access_race(id, loc, false)?;
         }
         Ok((id, value))
@@ -932,9 +949,11 @@ impl Engine {
             rmw: false,
         });
         if !unfiltered && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed()) {
-            let views = self.graph.compute_views(t, &kind, self.model.sync_rules());
+            let views = self
+                .graph
+                .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
             let mut g = self.graph.clone();
-            let id = g.push_event(t, kind.clone(), src, views, false);
+            let id = g.push_event(t, kind.clone(), src, self.cur_scope, views, false);
             let mut keep = Vec::new();
             let mut placed: Option<usize> = None;
             for &p in &places {
@@ -963,7 +982,7 @@ impl Engine {
         self.note_write(t, loc);
         self.declarative_check()?;
         self.strategy.write_added(&self.graph, id, self.model);
-        if order == Order::NonAtomic || self.has_plain(loc) {
+        if order == Order::NonAtomic || self.has_plain(loc) || self.model.sync_rules().scoped {
             self.check_access_race(id, loc, true)?;
         }
         Ok(id)
@@ -1077,7 +1096,7 @@ impl Engine {
         self.rt(t).await_after = None;
         self.note_read(t, loc, c.write);
         self.declarative_check()?;
-        if self.has_plain(loc) {
+        if self.has_plain(loc) || self.model.sync_rules().scoped {
             self.check_access_race(rid, loc, false)?;
         }
         if let Some(new) = new {
@@ -1125,7 +1144,7 @@ impl Engine {
             return Err(Stop::Moot);
         }
         self.strategy.write_added(&self.graph, id, self.model);
-        if self.has_plain(loc) {
+        if self.has_plain(loc) || self.model.sync_rules().scoped {
             self.check_access_race(id, loc, true)?;
         }
         Ok(id)
@@ -1153,16 +1172,20 @@ impl Engine {
             value: old,
             ..proto
         });
-        let views = self.graph.compute_views(t, &kind, self.model.sync_rules());
-        let rid = self.graph.push_event(t, kind, src, views, false);
+        let views = self
+            .graph
+            .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
+        let rid = self.graph.push_event(t, kind, src, self.cur_scope, views, false);
         let wk = EventKind::Write(WriteEvent {
             loc,
             order: wo,
             value: new,
             rmw: true,
         });
-        let views = self.graph.compute_views(t, &wk, self.model.sync_rules());
-        let wid = self.graph.push_event(t, wk, src, views, false);
+        let views = self
+            .graph
+            .compute_views(t, &wk, self.cur_scope, self.model.sync_rules());
+        let wid = self.graph.push_event(t, wk, src, self.cur_scope, views, false);
         let pos = self.graph.mo_position(loc, w) + 1;
         self.graph.insert_mo(loc, wid, pos);
         self.strategy.write_added(&self.graph, wid, self.model);
@@ -1176,6 +1199,7 @@ impl Engine {
         if self.limits.record_races {
             return Ok(());
         }
+        let scoped = self.model.sync_rules().scoped;
         let g = &self.graph;
         let me = g.event(id);
         let my_order = match &me.kind {
@@ -1197,7 +1221,7 @@ impl Engine {
                 EventKind::Write(w) => w.order,
                 _ => continue,
             };
-            if my_order.is_atomic() && o_order.is_atomic() {
+            if my_order.is_atomic() && o_order.is_atomic() && (!scoped || g.inclusive(o, id)) {
                 continue;
             }
             if !me.hb.contains(o) {
@@ -1225,35 +1249,130 @@ impl Engine {
         Ok(())
     }
 
+    /// Under a scoped model, whether racing accesses `a` and `b` would be
+    /// ordered if every synchronization ignored scopes; if so, the release
+    /// whose scope is too narrow, said in words, and the fix.
+    fn too_narrow_sync(&self, a: EventId, b: EventId) -> Option<(String, String)> {
+        let rules = self.model.sync_rules();
+        if !rules.scoped {
+            return None;
+        }
+        let g = &self.graph;
+        let scoped = Relations::of(g, rules);
+        let wide = Relations::of(g, SyncRules { scoped: false, ..rules });
+        let (ia, ib) = (wide.index_of(a)?, wide.index_of(b)?);
+        let before = |x: usize, y: usize| x == y || wide.hb.has(x, y);
+        let (first, second) = if wide.hb.has(ia, ib) {
+            (ia, ib)
+        } else if wide.hb.has(ib, ia) {
+            (ib, ia)
+        } else {
+            return None;
+        };
+        let n = wide.ids.len();
+        for rel in 0..n {
+            for acq in 0..n {
+                if wide.sw.has(rel, acq) && !scoped.sw.has(rel, acq) && before(first, rel) && before(acq, second) {
+                    let (r, q) = (wide.ids[rel], wide.ids[acq]);
+                    let (er, eq) = (g.event(r), g.event(q));
+                    let need = narrowest_common(g.actor(r.thread, er.scope), g.actor(q.thread, eq.scope));
+                    let why = format!(
+                        "`{}` at {} scope (thread {}, {}) does not reach thread {} at {}, whose `{}` ({}, {} scope) \
+                         would otherwise synchronize with it",
+                        er.describe(),
+                        er.scope,
+                        r.thread,
+                        er.src,
+                        q.thread,
+                        g.placement(q.thread).describe(),
+                        eq.describe(),
+                        eq.src,
+                        eq.scope
+                    );
+                    let fix = format!(
+                        "use {need} scope (or wider) on both `{}` ({}) and `{}` ({})",
+                        er.describe(),
+                        er.src,
+                        eq.describe(),
+                        eq.src
+                    );
+                    return Some((why, fix));
+                }
+            }
+        }
+        None
+    }
+
     fn race(&self, a: EventId, b: EventId) -> Stop {
         let g = &self.graph;
         let (ea, eb) = (g.event(a), g.event(b));
+        let loc = ea
+            .loc()
+            .map(|l| match g.loc(l) {
+                Some(d) => format!("{l} (created at {})", g.event(d.alloc).src),
+                None => l.to_string(),
+            })
+            .unwrap_or_default();
+        let atomic = |e: &Event| match &e.kind {
+            EventKind::Read(r) => r.order.is_atomic(),
+            EventKind::Write(w) => w.order.is_atomic(),
+            _ => false,
+        };
+        if atomic(ea) && atomic(eb) {
+            // Both atomic: the race is a scope mismatch.
+            let (xa, xb) = (g.actor(a.thread, ea.scope), g.actor(b.thread, eb.scope));
+            let need = narrowest_common(xa, xb);
+            let side = |e: &Event, id: EventId| {
+                format!(
+                    "`{}` (thread {} at {}, {} scope, {})",
+                    e.describe(),
+                    id.thread,
+                    g.placement(id.thread).describe(),
+                    e.scope,
+                    e.src
+                )
+            };
+            let mut f = self.failure(
+                FailureKind::HeterogeneousRace,
+                format!(
+                    "heterogeneous race (scope mismatch) on {loc}: {} and {} conflict, neither happens before \
+                     the other, and their scopes do not include each other's thread",
+                    side(ea, a),
+                    side(eb, b)
+                ),
+                Some(b.thread),
+                vec![a, b],
+                Some(eb.src),
+            );
+            f.fix = Some(format!(
+                "use {need} scope (or wider) on both operations: {need} is the narrowest scope whose group \
+                 around each thread holds the other"
+            ));
+            return Stop::Failure(f);
+        }
+        let narrow = self.too_narrow_sync(a, b);
         let mut f = self.failure(
             FailureKind::DataRace,
             format!(
-                "data race on {}: `{}` (thread {}, {}) and `{}` (thread {}, {}) conflict and neither happens before the other",
-                ea.loc()
-                    .map(|l| match g.loc(l) {
-                        Some(d) => format!("{l} (created at {})", g.event(d.alloc).src),
-                        None => l.to_string(),
-                    })
-                    .unwrap_or_default(),
+                "data race on {loc}: `{}` (thread {}, {}) and `{}` (thread {}, {}) conflict and neither happens before the other{}",
                 ea.describe(),
                 a.thread,
                 ea.src,
                 eb.describe(),
                 b.thread,
-                eb.src
+                eb.src,
+                narrow.as_ref().map(|(why, _)| format!("; {why}")).unwrap_or_default()
             ),
             Some(b.thread),
             vec![a, b],
             Some(eb.src),
         );
-        f.fix = Some(
-            "order the two accesses with happens-before: publish with a Release store (or fence) \
-             and read with an Acquire load (or fence) of the same atomic, or protect both with a Mutex"
+        f.fix = Some(match narrow {
+            Some((_, fix)) => fix,
+            None => "order the two accesses with happens-before: publish with a Release store (or fence) \
+                     and read with an Acquire load (or fence) of the same atomic, or protect both with a Mutex"
                 .into(),
-        );
+        });
         Stop::Failure(f)
     }
 }

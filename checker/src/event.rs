@@ -5,6 +5,7 @@
 //! by a write part, as in GenMC) and answers with an [`OpResult`].
 
 use crate::clock::Clock;
+pub use crate::scope::{Placement, Scope};
 use std::fmt;
 use std::panic::Location;
 
@@ -377,6 +378,8 @@ pub enum Op {
         loc: Loc,
         /// Memory order.
         order: Order,
+        /// Scope.
+        scope: Scope,
     },
     /// An atomic (or plain) store.
     Store {
@@ -386,6 +389,8 @@ pub enum Op {
         order: Order,
         /// Value written.
         value: Value,
+        /// Scope.
+        scope: Scope,
     },
     /// A read-modify-write.
     Rmw {
@@ -401,11 +406,15 @@ pub enum Op {
         failure: Order,
         /// A condition the read must satisfy before the thread may take the step.
         await_: Option<Await>,
+        /// Scope.
+        scope: Scope,
     },
     /// A fence.
     Fence {
         /// Memory order (`Relaxed` is rejected by the shim like std does).
         order: Order,
+        /// Its scope.
+        scope: Scope,
     },
     /// Access to tracked non-atomic memory (`UnsafeCell::with` / `with_mut`).
     CellAccess {
@@ -414,8 +423,11 @@ pub enum Op {
         /// Whether the access may write.
         write: bool,
     },
-    /// Start a thread.
-    Spawn,
+    /// Start a thread at a placement (`Placement::HOST` for `thread::spawn`).
+    Spawn {
+        /// Where the new thread runs.
+        placement: Placement,
+    },
     /// Wait for a thread to finish.
     Join {
         /// The thread waited for.
@@ -433,6 +445,14 @@ impl Op {
             Op::Load { .. } | Op::Store { .. } | Op::Rmw { .. } | Op::Join { .. }
         )
     }
+    /// The scope the operation acts at (`System` for operations without one).
+    pub fn scope(&self) -> Scope {
+        match *self {
+            Op::Load { scope, .. } | Op::Store { scope, .. } | Op::Rmw { scope, .. } | Op::Fence { scope, .. } => scope,
+            _ => Scope::System,
+        }
+    }
+
     /// The location an operation accesses, if any.
     pub fn loc(&self) -> Option<Loc> {
         match *self {
@@ -566,6 +586,31 @@ pub struct WriteEvent {
     pub rmw: bool,
 }
 
+/// A release the scoped models track: the view a synchronizing acquire
+/// gains, and who released at which scope (DESIGN.md 3.4: synchronization
+/// needs the release and the acquire to be mutually scope-inclusive).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// The releasing thread's view at the release.
+    pub view: Clock,
+    /// The releasing thread.
+    pub thread: ThreadId,
+    /// The release's scope.
+    pub scope: Scope,
+}
+
+/// Synchronization state of scoped models, per event.
+#[derive(Clone, Debug, Default)]
+pub struct ScopedSync {
+    /// For writes: the releases a reader of this write may synchronize with
+    /// (the heads of the release sequences it is in, or the fence before it).
+    pub heads: Vec<Head>,
+    /// The thread's last release fence, up to this event.
+    pub fence: Option<Head>,
+    /// Releases read by relaxed reads so far, for a later acquire fence.
+    pub pending: Vec<Head>,
+}
+
 /// One event of the execution graph, with the views computed when it was added.
 #[derive(Clone, Debug)]
 pub struct Event {
@@ -585,6 +630,11 @@ pub struct Event {
     pub rel_fence: Clock,
     /// What an acquire fence after this event would acquire (messages of relaxed reads so far).
     pub acq_pending: Clock,
+    /// The scope of the operation (`System` for the unscoped shim; `Thread`
+    /// for plain accesses has no effect: they never synchronize).
+    pub scope: Scope,
+    /// What scoped models track instead of `msg`/`rel_fence`/`acq_pending`.
+    pub scoped: Option<Box<ScopedSync>>,
     /// Whether the event was added with the explorer's default choice (TruSt maximality).
     pub added_max: bool,
     /// Whether a backward revisit may still delete or change it.

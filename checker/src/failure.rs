@@ -12,6 +12,9 @@ pub enum FailureKind {
     Deadlock,
     /// Two conflicting accesses, at least one plain, not ordered by happens-before.
     DataRace,
+    /// Two conflicting atomic accesses, not ordered by happens-before, whose
+    /// scopes do not include each other's thread (a scope mismatch).
+    HeterogeneousRace,
     /// A thread ran more steps than the bound allows (an unbounded loop without a spin hint).
     Runaway,
     /// The program did something different when re-run with the same choices
@@ -30,6 +33,7 @@ impl FailureKind {
             FailureKind::Panic => "panic",
             FailureKind::Deadlock => "deadlock",
             FailureKind::DataRace => "data race",
+            FailureKind::HeterogeneousRace => "heterogeneous race (scope mismatch)",
             FailureKind::Runaway => "runaway thread",
             FailureKind::Nondeterminism => "nondeterministic program",
             FailureKind::Misuse => "misuse of the checker",

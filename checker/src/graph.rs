@@ -8,6 +8,7 @@
 
 use crate::clock::Clock;
 use crate::event::*;
+use crate::scope::{mutually_inclusive, Actor};
 use std::collections::BTreeMap;
 
 /// Per-location bookkeeping.
@@ -39,6 +40,10 @@ pub struct SyncRules {
     /// later writes of the same thread to the same location (RC11 as
     /// published). Without it, C++20's: only RMW chains.
     pub same_thread_rs: bool,
+    /// Synchronization needs the release and the acquire (and every write
+    /// read along the way and its reader) to be mutually scope-inclusive
+    /// (`src11`).
+    pub scoped: bool,
 }
 
 /// The events of one thread.
@@ -56,6 +61,8 @@ pub struct ExecutionGraph {
     next_stamp: u32,
     /// Number of seq_cst events (psc needs checking only from two on).
     sc_events: usize,
+    /// Where each thread runs (host threads need no entry).
+    placements: Vec<Placement>,
 }
 
 /// The views of an event about to be added.
@@ -70,6 +77,8 @@ pub struct Views {
     pub rel_fence: Clock,
     /// Pending acquire view for a later acquire fence.
     pub acq_pending: Clock,
+    /// The scoped models' synchronization state (`None` for unscoped models).
+    pub scoped: Option<Box<ScopedSync>>,
 }
 
 impl ExecutionGraph {
@@ -211,7 +220,10 @@ impl ExecutionGraph {
 
     /// Computes the views of an event of kind `kind` about to be appended to
     /// thread `t`, synchronizing as `rules` say.
-    pub fn compute_views(&self, t: ThreadId, kind: &EventKind, rules: SyncRules) -> Views {
+    pub fn compute_views(&self, t: ThreadId, kind: &EventKind, scope: Scope, rules: SyncRules) -> Views {
+        if rules.scoped {
+            return self.compute_scoped_views(t, kind, scope, rules);
+        }
         let sc_sync = rules.all_sc;
         let me = EventId::new(t, self.thread_len(t));
         let prev = if me.index > 0 {
@@ -226,6 +238,7 @@ impl ExecutionGraph {
                 msg: Clock::new(),
                 rel_fence: p.rel_fence.clone(),
                 acq_pending: p.acq_pending.clone(),
+                scoped: None,
             },
             None => Views {
                 porf: Clock::new(),
@@ -233,6 +246,7 @@ impl ExecutionGraph {
                 msg: Clock::new(),
                 rel_fence: Clock::new(),
                 acq_pending: Clock::new(),
+                scoped: None,
             },
         };
         match kind {
@@ -319,6 +333,148 @@ impl ExecutionGraph {
         v
     }
 
+    /// Where thread `t` runs.
+    pub fn placement(&self, t: ThreadId) -> &Placement {
+        self.placements.get(t as usize).unwrap_or(&Placement::HOST)
+    }
+
+    /// Records where thread `t` runs.
+    pub fn set_placement(&mut self, t: ThreadId, p: Placement) {
+        let i = t as usize;
+        if self.placements.len() <= i {
+            self.placements.resize(i + 1, Placement::HOST);
+        }
+        self.placements[i] = p;
+    }
+
+    /// The scope-inclusion question about event `e` of thread `t` acting at `scope`.
+    pub fn actor(&self, t: ThreadId, scope: Scope) -> Actor<'_> {
+        Actor {
+            thread: t,
+            placement: self.placement(t),
+            scope,
+        }
+    }
+
+    /// Whether events `a` and `b` are mutually scope-inclusive (initial
+    /// writes are inclusive with everything).
+    pub fn inclusive(&self, a: EventId, b: EventId) -> bool {
+        if a.is_init() || b.is_init() {
+            return true;
+        }
+        let (ea, eb) = (self.event(a), self.event(b));
+        mutually_inclusive(self.actor(a.thread, ea.scope), self.actor(b.thread, eb.scope))
+    }
+
+    /// The views of a new event under a scoped model: like
+    /// [`ExecutionGraph::compute_views`], but a release is kept with its
+    /// thread and scope (a [`Head`]) instead of being merged into one clock,
+    /// and an acquire joins only the heads it is mutually scope-inclusive
+    /// with. A read (or an RMW continuing a release sequence) takes nothing
+    /// from a write it is not mutually inclusive with.
+    fn compute_scoped_views(&self, t: ThreadId, kind: &EventKind, scope: Scope, rules: SyncRules) -> Views {
+        let me = EventId::new(t, self.thread_len(t));
+        let prev = (me.index > 0).then(|| self.event(EventId::new(t, me.index - 1)));
+        let mut porf = prev.map(|p| p.porf.clone()).unwrap_or_default();
+        let mut hb = prev.map(|p| p.hb.clone()).unwrap_or_default();
+        let mut sync: ScopedSync = prev.and_then(|p| p.scoped.as_deref().cloned()).unwrap_or_default();
+        sync.heads.clear();
+        let actor = self.actor(t, scope);
+        let reaches = |h: &Head| mutually_inclusive(self.actor(h.thread, h.scope), actor);
+        match kind {
+            EventKind::Start { parent: Some(sp) } => {
+                let s = self.event(*sp);
+                porf.join(&s.porf);
+                hb.join(&s.hb);
+            }
+            EventKind::Join { target } => {
+                let e = self.event(EventId::new(*target, self.thread_len(*target) - 1));
+                porf.join(&e.porf);
+                hb.join(&e.hb);
+            }
+            EventKind::Read(r) if !r.rf.is_init() => {
+                let w = self.event(r.rf);
+                porf.join(&w.porf);
+                let linked = mutually_inclusive(self.actor(r.rf.thread, w.scope), actor);
+                if r.order.is_atomic() && linked {
+                    let heads = w.scoped.as_deref().map(|s| s.heads.as_slice()).unwrap_or(&[]);
+                    for h in heads {
+                        if r.order.is_acquire() {
+                            if reaches(h) {
+                                hb.join(&h.view);
+                            }
+                        } else if !sync.pending.contains(h) {
+                            sync.pending.push(h.clone());
+                        }
+                    }
+                }
+            }
+            EventKind::Fence { order } if order.is_acquire() => {
+                for h in &sync.pending {
+                    if reaches(h) {
+                        hb.join(&h.view);
+                    }
+                }
+            }
+            _ => {}
+        }
+        porf.include(me);
+        hb.include(me);
+        let here = |hb: &Clock| Head {
+            view: hb.clone(),
+            thread: t,
+            scope,
+        };
+        match kind {
+            EventKind::Fence { order } if order.is_release() => sync.fence = Some(here(&hb)),
+            EventKind::Write(w) if w.order.is_atomic() => {
+                if w.order.is_release() {
+                    sync.heads.push(here(&hb));
+                } else if let Some(f) = &sync.fence {
+                    sync.heads.push(f.clone());
+                }
+                if w.rmw {
+                    // The RMW continues the release sequences of the write its
+                    // read part read, if it is mutually inclusive with it.
+                    let rd = self.event(EventId::new(t, me.index - 1));
+                    let rf = rd.as_read().expect("rmw write follows its read").rf;
+                    if !rf.is_init() {
+                        let src = self.event(rf);
+                        if mutually_inclusive(self.actor(rf.thread, src.scope), actor) {
+                            for h in src.scoped.as_deref().map(|s| s.heads.as_slice()).unwrap_or(&[]) {
+                                if !sync.heads.contains(h) {
+                                    sync.heads.push(h.clone());
+                                }
+                            }
+                        }
+                    }
+                }
+                if rules.same_thread_rs && !w.order.is_release() {
+                    if let Some(h) = self.last_release_write(t, me.index, w.loc) {
+                        let e = self.event(h);
+                        let head = Head {
+                            view: e.hb.clone(),
+                            thread: t,
+                            scope: e.scope,
+                        };
+                        if !sync.heads.contains(&head) {
+                            sync.heads.push(head);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Views {
+            porf,
+            hb,
+            msg: Clock::new(),
+            rel_fence: Clock::new(),
+            acq_pending: Clock::new(),
+            scoped: Some(Box::new(sync)),
+        }
+    }
+
     /// The last release write to `loc` among the first `before` events of thread `t`.
     fn last_release_write(&self, t: ThreadId, before: u32, loc: Loc) -> Option<EventId> {
         (0..before)
@@ -335,6 +491,7 @@ impl ExecutionGraph {
         t: ThreadId,
         kind: EventKind,
         src: SourceLoc,
+        scope: Scope,
         views: Views,
         added_max: bool,
     ) -> EventId {
@@ -388,6 +545,8 @@ impl ExecutionGraph {
             msg: views.msg,
             rel_fence: views.rel_fence,
             acq_pending: views.acq_pending,
+            scope,
+            scoped: views.scoped,
             added_max,
             revisitable: true,
         });
@@ -464,7 +623,7 @@ impl ExecutionGraph {
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         let saved = th.events.pop().expect("read is last");
         debug_assert_eq!(th.events.len() as u32, r.index);
-        let views = self.compute_views(r.thread, &kind, rules);
+        let views = self.compute_views(r.thread, &kind, saved.scope, rules);
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         th.events.push(Event {
             kind,
@@ -473,6 +632,7 @@ impl ExecutionGraph {
             msg: views.msg,
             rel_fence: views.rel_fence,
             acq_pending: views.acq_pending,
+            scoped: views.scoped,
             ..saved
         });
     }
@@ -514,6 +674,7 @@ impl ExecutionGraph {
             locs: BTreeMap::new(),
             next_stamp: 0,
             sc_events: 0,
+            placements: self.placements.clone(),
         };
         let live = |e: &EventId| view.contains(*e);
         for (loc, d) in &self.locs {

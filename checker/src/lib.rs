@@ -15,6 +15,7 @@ pub mod failure;
 pub mod graph;
 pub mod model;
 pub mod races;
+pub mod scope;
 pub mod token;
 
 pub use engine::{Engine, ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};

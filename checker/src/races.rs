@@ -9,6 +9,11 @@
 //! > two accesses to the same location race when they are in different
 //! > threads, at least one writes, at least one is plain (non-atomic, or a
 //! > tracked cell), and neither happens before the other.
+//!
+//! and, under scoped models (DESIGN.md 3.4), the heterogeneous race:
+//!
+//! > two conflicting atomic accesses in different threads, neither
+//! > happening before the other, that are not mutually scope-inclusive.
 
 use crate::event::{EventId, EventKind};
 use crate::graph::ExecutionGraph;
@@ -22,8 +27,9 @@ struct Access {
 }
 
 /// Every racing pair of `g`, each as (earlier-added, later-added) by event
-/// id order, in a deterministic order.
-pub fn find_races(g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+/// id order, in a deterministic order. With `scoped`, two atomic accesses
+/// that are not mutually scope-inclusive race too (a heterogeneous race).
+pub fn find_races(g: &ExecutionGraph, scoped: bool) -> Vec<(EventId, EventId)> {
     let mut out = Vec::new();
     for (_, d) in g.locs() {
         let mut acc: Vec<Access> = Vec::new();
@@ -54,13 +60,16 @@ pub fn find_races(g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
                 });
             }
         }
-        if acc.iter().all(|a| a.atomic) {
+        if !scoped && acc.iter().all(|a| a.atomic) {
             continue;
         }
         acc.sort_by_key(|a| (a.id.thread, a.id.index));
         for (i, a) in acc.iter().enumerate() {
             for b in &acc[i + 1..] {
-                if a.id.thread == b.id.thread || !(a.write || b.write) || (a.atomic && b.atomic) {
+                if a.id.thread == b.id.thread || !(a.write || b.write) {
+                    continue;
+                }
+                if a.atomic && b.atomic && (!scoped || g.inclusive(a.id, b.id)) {
                     continue;
                 }
                 let (ea, eb) = (g.event(a.id), g.event(b.id));

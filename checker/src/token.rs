@@ -156,6 +156,7 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
         MemoryModel::Sc => 0u8,
         MemoryModel::Rc11 => 1,
         MemoryModel::Cpp20 => 2,
+        MemoryModel::Src11 => 3,
     }];
     let order = linearize(g);
     let mut recs = Vec::new();
@@ -220,6 +221,7 @@ pub fn decode(s: &str) -> Result<Token, String> {
         Some(0) => MemoryModel::Sc,
         Some(1) => MemoryModel::Rc11,
         Some(2) => MemoryModel::Cpp20,
+        Some(3) => MemoryModel::Src11,
         _ => return Err("replay token names an unknown memory model".into()),
     };
     let mut at = 1;

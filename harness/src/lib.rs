@@ -36,10 +36,32 @@ pub mod sync {
     /// `std::sync::atomic` replacements.
     pub mod atomic {
         pub use scopecheck_instrument::atomic::{
-            compiler_fence, fence, AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr,
-            AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+            compiler_fence, fence, fence_scoped, AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize,
+            AtomicPtr, AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
         };
     }
 }
 
 pub use scopecheck_instrument::{cell, hint, thread};
+
+/// Memory scopes and thread placement (DESIGN.md 3.1): the groups of threads
+/// a scoped operation is atomic and synchronizing for.
+///
+/// | `Scope` | CUDA | SYCL / OpenCL | PTX | Vulkan |
+/// | --- | --- | --- | --- | --- |
+/// | `Thread` | `thread_scope_thread` | `work_item` | (thread) | `Invocation` |
+/// | `Warp` | (warp) | `sub_group` | (warp) | `Subgroup` |
+/// | `Block` | `thread_scope_block` | `work_group` | `cta` | `Workgroup` |
+/// | `Device` | `thread_scope_device` | `device` | `gpu` | `QueueFamily` / `Device` |
+/// | `System` | `thread_scope_system` | `system` / `all_svm_devices` | `sys` | `CrossDevice` |
+///
+/// A thread gets a placement with `thread::spawn_at(Placement::gpu(device,
+/// block, warp, lane), f)`; threads spawned otherwise are host threads.
+/// Scoped operations (`load_scoped`, `store_scoped`, `fetch_add_scoped`,
+/// `compare_exchange_scoped`, ..., and `sync::atomic::fence_scoped`) matter
+/// under `MemoryModel::Src11`: there a release and an acquire synchronize
+/// only when each one's scope includes the other's thread, and two
+/// conflicting atomics that are not so are a heterogeneous race.
+pub mod scope {
+    pub use scopecheck_checker::scope::{mutually_inclusive, narrowest_common, Actor, GpuPlace, Placement, Scope};
+}

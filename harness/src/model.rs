@@ -26,6 +26,12 @@ pub struct Builder {
     pub stack_size: usize,
     /// How many failures to collect before stopping (default 1).
     pub max_failures: usize,
+    /// Keep exploring through data and heterogeneous races (default false):
+    /// every execution runs to its end, each distinct racing pair of source
+    /// lines is reported once among the failures, and what racy executions
+    /// do afterwards is still explored (herd's treatment; it shows, say, both
+    /// the scope mismatch on a flag and the data race it lets through).
+    pub record_races: bool,
 }
 
 impl Default for Builder {
@@ -50,6 +56,7 @@ impl Builder {
             max_steps: d.max_steps,
             stack_size: d.stack_size,
             max_failures: 1,
+            record_races: false,
         }
     }
 
@@ -70,7 +77,7 @@ impl Builder {
             max_steps: self.max_steps,
             stack_size: self.stack_size,
             max_failures: self.max_failures.max(1),
-            record_races: false,
+            record_races: self.record_races,
         }
     }
 

@@ -15,8 +15,16 @@ pub struct Report {
 }
 
 impl Report {
-    pub(crate) fn new(run: RunResult, model: MemoryModel) -> Report {
+    pub(crate) fn new(mut run: RunResult, model: MemoryModel) -> Report {
+        // Races collected under `record_races` are failures like any other.
+        let races = std::mem::take(&mut run.races);
+        run.failures.extend(races);
         Report { run, model }
+    }
+
+    /// With `Builder::record_races`: complete executions that had a race.
+    pub fn racy_executions(&self) -> u64 {
+        self.run.racy_executions
     }
 
     /// Complete executions explored (for the reference enumerator: distinct ones).

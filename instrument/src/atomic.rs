@@ -5,8 +5,8 @@
 
 use crate::rt;
 use scopecheck_checker::event::Loc;
-use scopecheck_checker::event::SourceLoc;
 use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Value, ValueType};
+use scopecheck_checker::event::{Scope, SourceLoc};
 use std::cell::Cell;
 pub use std::sync::atomic::Ordering;
 
@@ -74,9 +74,15 @@ impl RawAtomic {
 
     #[track_caller]
     pub(crate) fn load(&self, o: Order) -> Value {
+        self.load_at(o, Scope::System)
+    }
+
+    #[track_caller]
+    pub(crate) fn load_at(&self, o: Order, scope: Scope) -> Value {
         match rt::op(Op::Load {
             loc: self.loc,
             order: o,
+            scope,
         }) {
             OpResult::Value(v) => v,
             r => unreachable!("load answered {r:?}"),
@@ -85,15 +91,26 @@ impl RawAtomic {
 
     #[track_caller]
     pub(crate) fn store(&self, v: Value, o: Order) {
+        self.store_at(v, o, Scope::System)
+    }
+
+    #[track_caller]
+    pub(crate) fn store_at(&self, v: Value, o: Order, scope: Scope) {
         rt::op(Op::Store {
             loc: self.loc,
             order: o,
             value: self.ty.mask(v),
+            scope,
         });
     }
 
     #[track_caller]
     pub(crate) fn rmw(&self, op: RmwOp, success: Order, failure: Order) -> (Value, bool) {
+        self.rmw_at(op, success, failure, Scope::System)
+    }
+
+    #[track_caller]
+    pub(crate) fn rmw_at(&self, op: RmwOp, success: Order, failure: Order, scope: Scope) -> (Value, bool) {
         let op = match op {
             RmwOp::Cas { expected, new, weak } => RmwOp::Cas {
                 expected: self.ty.mask(expected),
@@ -109,6 +126,7 @@ impl RawAtomic {
             success,
             failure,
             await_: None,
+            scope,
         }) {
             OpResult::Value(v) => (v, true),
             OpResult::Cas(v, ok) => (v, ok),
@@ -213,9 +231,103 @@ macro_rules! int_atomic {
 
             #[track_caller]
             fn fetch(&self, op: RmwOp, order: Ordering) -> $int {
+                self.fetch_at(op, order, Scope::System)
+            }
+
+            #[track_caller]
+            fn fetch_at(&self, op: RmwOp, order: Ordering, scope: Scope) -> $int {
                 let o = self::order(order);
                 self.flush();
-                Self::from_value(self.raw.rmw(op, o, o).0)
+                Self::from_value(self.raw.rmw_at(op, o, o, scope).0)
+            }
+
+            /// `load` at a memory scope: atomic and synchronizing only with
+            /// operations whose scopes include each other's threads (under `src11`).
+            #[track_caller]
+            pub fn load_scoped(&self, order: Ordering, scope: Scope) -> $int {
+                self.flush();
+                Self::from_value(self.raw.load_at(load_order(order), scope))
+            }
+
+            /// `store` at a memory scope.
+            #[track_caller]
+            pub fn store_scoped(&self, val: $int, order: Ordering, scope: Scope) {
+                self.flush();
+                self.raw.store_at(val as Value, store_order(order), scope)
+            }
+
+            /// `swap` at a memory scope.
+            #[track_caller]
+            pub fn swap_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Swap(val as Value), order, scope)
+            }
+
+            /// `fetch_add` at a memory scope.
+            #[track_caller]
+            pub fn fetch_add_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Add(val as Value), order, scope)
+            }
+
+            /// `fetch_sub` at a memory scope.
+            #[track_caller]
+            pub fn fetch_sub_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Sub(val as Value), order, scope)
+            }
+
+            /// `fetch_and` at a memory scope.
+            #[track_caller]
+            pub fn fetch_and_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::And(val as Value), order, scope)
+            }
+
+            /// `fetch_or` at a memory scope.
+            #[track_caller]
+            pub fn fetch_or_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Or(val as Value), order, scope)
+            }
+
+            /// `fetch_xor` at a memory scope.
+            #[track_caller]
+            pub fn fetch_xor_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Xor(val as Value), order, scope)
+            }
+
+            /// `fetch_max` at a memory scope.
+            #[track_caller]
+            pub fn fetch_max_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Max(val as Value), order, scope)
+            }
+
+            /// `fetch_min` at a memory scope.
+            #[track_caller]
+            pub fn fetch_min_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Min(val as Value), order, scope)
+            }
+
+            /// `compare_exchange` at a memory scope.
+            #[track_caller]
+            pub fn compare_exchange_scoped(
+                &self,
+                current: $int,
+                new: $int,
+                success: Ordering,
+                failure: Ordering,
+                scope: Scope,
+            ) -> Result<$int, $int> {
+                self.cas_at(current, new, success, failure, false, scope)
+            }
+
+            /// `compare_exchange_weak` at a memory scope.
+            #[track_caller]
+            pub fn compare_exchange_weak_scoped(
+                &self,
+                current: $int,
+                new: $int,
+                success: Ordering,
+                failure: Ordering,
+                scope: Scope,
+            ) -> Result<$int, $int> {
+                self.cas_at(current, new, success, failure, true, scope)
             }
 
             /// Stores a value, returning the previous one.
@@ -274,10 +386,15 @@ macro_rules! int_atomic {
 
             #[track_caller]
             fn cas(&self, current: $int, new: $int, success: Ordering, failure: Ordering, weak: bool) -> Result<$int, $int> {
+                self.cas_at(current, new, success, failure, weak, Scope::System)
+            }
+
+            #[track_caller]
+            fn cas_at(&self, current: $int, new: $int, success: Ordering, failure: Ordering, weak: bool, scope: Scope) -> Result<$int, $int> {
                 let f = failure_order(failure);
                 let s = self::order(success);
                 self.flush();
-                let (v, ok) = self.raw.rmw(RmwOp::Cas { expected: current as Value, new: new as Value, weak }, s, f);
+                let (v, ok) = self.raw.rmw_at(RmwOp::Cas { expected: current as Value, new: new as Value, weak }, s, f, scope);
                 if ok { Ok(Self::from_value(v)) } else { Err(Self::from_value(v)) }
             }
 
@@ -377,12 +494,21 @@ int_atomic!(/** Shim for `std::sync::atomic::AtomicUsize`. */ AtomicUsize, usize
 /// A fence. `Relaxed` panics, as in std.
 #[track_caller]
 pub fn fence(order: Ordering) {
+    fence_scoped(order, Scope::System)
+}
+
+/// A fence at a memory scope: under `src11` it synchronizes only with
+/// releases and acquires whose scopes and its own include each other's
+/// threads (CUDA's `atomic_thread_fence(order, thread_scope)`).
+#[track_caller]
+pub fn fence_scoped(order: Ordering, scope: Scope) {
     if order == Ordering::Relaxed {
         panic!("there is no such thing as a relaxed fence");
     }
     rt::op_at(
         Op::Fence {
             order: self::order(order),
+            scope,
         },
         SourceLoc::caller(),
     );

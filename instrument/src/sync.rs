@@ -23,7 +23,7 @@
 
 use crate::atomic::alloc;
 use crate::rt;
-use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, SourceLoc, Value, ValueType};
+use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
@@ -42,7 +42,14 @@ pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult};
 
 /// A load of `loc`.
 fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
-    match rt::op_at(Op::Load { loc, order }, src) {
+    match rt::op_at(
+        Op::Load {
+            loc,
+            order,
+            scope: Scope::System,
+        },
+        src,
+    ) {
         OpResult::Value(v) => v,
         r => unreachable!("load answered {r:?}"),
     }
@@ -50,7 +57,15 @@ fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
 
 /// A store to `loc`.
 fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
-    rt::op_at(Op::Store { loc, order, value }, src);
+    rt::op_at(
+        Op::Store {
+            loc,
+            order,
+            value,
+            scope: Scope::System,
+        },
+        src,
+    );
 }
 
 /// A read-modify-write of `loc` that always writes; returns the old value.
@@ -63,6 +78,7 @@ fn fetch(loc: Loc, op: RmwOp, order: Order, src: SourceLoc) -> Value {
             success: order,
             failure: order,
             await_: None,
+            scope: Scope::System,
         },
         src,
     ) {
@@ -95,6 +111,7 @@ fn cas(
             success,
             failure,
             await_,
+            scope: Scope::System,
         },
         src,
     ) {

@@ -1,7 +1,7 @@
 //! Threads with std's API, run as coroutines under the checker.
 
 use crate::rt;
-use scopecheck_checker::event::{Op, SourceLoc, ThreadId as Tid};
+use scopecheck_checker::event::{Op, Placement, SourceLoc, ThreadId as Tid};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::rc::Rc;
@@ -58,12 +58,25 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
+    spawn_at(Placement::HOST, f)
+}
+
+/// Spawns a model thread at a placement: `Placement::gpu(device, block,
+/// warp, lane)` makes it a GPU thread whose scoped operations act on the
+/// groups around it (under `src11`).
+#[track_caller]
+pub fn spawn_at<F, T>(placement: Placement, f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
     let result: Slot<T> = Rc::new(RefCell::new(None));
     let r2 = result.clone();
-    let id = rt::spawn(Box::new(move || {
+    let body = Box::new(move || {
         let v = f();
         *r2.borrow_mut() = Some(v);
-    }));
+    });
+    let id = rt::spawn_at(body, placement, SourceLoc::caller());
     JoinHandle {
         thread: Thread { id },
         result,
@@ -117,6 +130,17 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
+        self.spawn_at(Placement::HOST, f)
+    }
+
+    /// Spawns a scoped thread at a GPU placement (device, block, warp,
+    /// lane), which scoped operations and scoped models look at.
+    #[track_caller]
+    pub fn spawn_at<F, T>(&'scope self, placement: Placement, f: F) -> ScopedJoinHandle<'scope, T>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
         let result: Slot<T> = Rc::new(RefCell::new(None));
         let r2 = result.clone();
         let body: Box<dyn FnOnce() + 'scope> = Box::new(move || {
@@ -126,7 +150,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         // SAFETY: `scope` joins every thread it spawned before returning, so
         // the body never outlives what it borrows.
         let body: Box<dyn FnOnce() + 'static> = unsafe { std::mem::transmute(body) };
-        let id = rt::spawn(body);
+        let id = rt::spawn_at(body, placement, SourceLoc::caller());
         self.pending.borrow_mut().push(id);
         ScopedJoinHandle {
             thread: Thread { id },

@@ -28,6 +28,12 @@ pub enum MemoryModel {
     /// does and more, so it is the sound default for Rust programs.
     #[default]
     Cpp20,
+    /// Scoped RC11 (DESIGN.md 3.4), the model of scoped programs: RC11 where
+    /// release/acquire synchronization, release sequences and fences need
+    /// every participating operation to be mutually scope-inclusive, and psc
+    /// relates only mutually inclusive seq_cst events. With every operation
+    /// at system scope it is exactly `rc11`.
+    Src11,
 }
 
 impl MemoryModel {
@@ -37,6 +43,7 @@ impl MemoryModel {
             MemoryModel::Sc => "sc",
             MemoryModel::Rc11 => "rc11",
             MemoryModel::Cpp20 => "cpp20",
+            MemoryModel::Src11 => "src11",
         }
     }
 
@@ -46,6 +53,7 @@ impl MemoryModel {
             "sc" => Some(MemoryModel::Sc),
             "rc11" => Some(MemoryModel::Rc11),
             "cpp20" | "c++20" | "rust" => Some(MemoryModel::Cpp20),
+            "src11" => Some(MemoryModel::Src11),
             _ => None,
         }
     }
@@ -59,7 +67,8 @@ impl MemoryModel {
     pub fn sync_rules(self) -> SyncRules {
         SyncRules {
             all_sc: self == MemoryModel::Sc,
-            same_thread_rs: self == MemoryModel::Rc11,
+            same_thread_rs: matches!(self, MemoryModel::Rc11 | MemoryModel::Src11),
+            scoped: self == MemoryModel::Src11,
         }
     }
 
@@ -139,7 +148,7 @@ impl MemoryModel {
     pub fn check_graph(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
             MemoryModel::Sc => Relations::of(g, self.sync_rules()).check(g, true),
-            MemoryModel::Rc11 | MemoryModel::Cpp20 => {
+            MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
                 if g.sc_events() < 2 {
                     return Ok(());
                 }

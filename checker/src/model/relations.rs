@@ -141,6 +141,10 @@ pub struct Relations {
     pub fr: Rel,
     /// RMW pairs (read part, write part).
     pub rmw: Rel,
+    /// Whether synchronization and psc need mutual scope inclusion.
+    scoped: bool,
+    /// Synchronizes-with (release event to acquire event).
+    pub sw: Rel,
     /// Happens-before, derived from sw per RC11 with C++20 release sequences.
     pub hb: Rel,
 }
@@ -242,7 +246,14 @@ impl Relations {
         let acq = |i: usize| ord(i).is_some_and(|o| o.is_acquire() || (sc_sync && o.is_atomic()));
         // rs = [W] ; (rf ; rmw)*                (C++20 release sequences)
         // rs = [W] ; po|loc? ; [W] ; (rf ; rmw)*  (C11's, RC11 as published)
-        let rfrmw = rf.compose(&rmw).closure().with_identity(is_write);
+        // Scoped models: a read takes part in synchronization only with a
+        // write it is mutually scope-inclusive with, and a release only with
+        // an acquire it is mutually inclusive with.
+        let incl = |a: usize, b: usize| {
+            !rules.scoped || init_loc[a].is_some() || init_loc[b].is_some() || g.inclusive(ids[a], ids[b])
+        };
+        let rf_sync = if rules.scoped { rf.filter(incl) } else { rf.clone() };
+        let rfrmw = rf_sync.compose(&rmw).closure().with_identity(is_write);
         let mut rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
         if rules.same_thread_rs {
             let loc = |i: usize| match init_loc[i] {
@@ -254,11 +265,15 @@ impl Relations {
         }
         // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]
         let left = po.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
-        let rf_atomic = rf.filter(|_, b| is_read(b) && atomic(b));
+        let rf_atomic = rf_sync.filter(|_, b| is_read(b) && atomic(b));
         let right = po.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
-        let sw = left.compose(&rs).compose(&rf_atomic).compose(&right);
+        let mut sw = left.compose(&rs).compose(&rf_atomic).compose(&right);
+        if rules.scoped {
+            sw = sw.filter(incl);
+        }
         let mut hb1 = po.clone();
         hb1.union_with(&sw);
+        let sw_kept = sw;
         let hb = hb1.closure();
         Relations {
             ids,
@@ -269,6 +284,8 @@ impl Relations {
             fr,
             rmw,
             hb,
+            sw: sw_kept,
+            scoped: rules.scoped,
         }
     }
 
@@ -293,6 +310,11 @@ impl Relations {
         r.union_with(&self.mo);
         r.union_with(&self.fr);
         r.closure()
+    }
+
+    /// The dense index of event `e` (not for initial writes).
+    pub fn index_of(&self, e: EventId) -> Option<usize> {
+        self.ids.iter().position(|&x| x == e && !e.is_init())
     }
 
     /// RC11's psc = psc_base ∪ psc_F over seq_cst events.
@@ -338,7 +360,8 @@ impl Relations {
         let mut mid = self.hb.clone();
         mid.union_with(&self.hb.compose(&self.eco()).compose(&self.hb));
         psc.union_with(&mid.filter(|a, b| fsc(a) && fsc(b)));
-        psc.filter(|a, b| sc(a) && sc(b))
+        // Scoped models order only mutually scope-inclusive seq_cst events.
+        psc.filter(|a, b| sc(a) && sc(b) && (!self.scoped || g.inclusive(self.ids[a], self.ids[b])))
     }
 
     /// Checks every axiom of `model`; returns the first violated one.

@@ -20,7 +20,9 @@
 //! - registers never assigned read as 0.
 
 use super::ast::*;
-use scopecheck_checker::event::{Loc, LocKind, Op, OpResult, Order, RmwOp, SourceLoc, ValueType};
+use scopecheck_checker::event::{
+    Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, Scope as EngineScope, SourceLoc, ValueType,
+};
 use scopecheck_instrument::{rt, thread};
 use std::collections::{BTreeMap, HashMap};
 
@@ -185,6 +187,39 @@ pub struct Program<'a> {
     pub unroll: u32,
     /// The variables of the final state, in herd's order.
     pub observed: &'a [StateVar],
+    /// The scope of atomics and fences written without one: system for C
+    /// tests, device for OpenCL tests (OpenCL's default).
+    pub default_scope: EngineScope,
+}
+
+/// The engine's scope for a litmus scope.
+pub fn engine_scope(s: Scope) -> EngineScope {
+    match s {
+        Scope::Thread => EngineScope::Thread,
+        Scope::Warp => EngineScope::Warp,
+        Scope::Block => EngineScope::Block,
+        Scope::Device => EngineScope::Device,
+        Scope::System => EngineScope::System,
+    }
+}
+
+/// Where thread `t` of the test runs: a host thread without a placement; a
+/// GPU thread with one, on device 0 unless it says otherwise, and alone in
+/// its block and warp for levels it leaves out (so narrower scopes hold only
+/// itself).
+pub fn placement_of(t: &Thread) -> Placement {
+    if t.placement.is_empty() {
+        return Placement::HOST;
+    }
+    let level = |l: Level| t.placement.iter().find(|(x, _)| *x == l).map(|(_, v)| *v);
+    // Distinct threads have distinct indices, so `t.index` makes a group of one.
+    let alone = 1000 + t.index;
+    Placement::gpu(
+        level(Level::Device).unwrap_or(0),
+        level(Level::Block).unwrap_or(alone),
+        level(Level::Warp).unwrap_or(alone),
+        t.index,
+    )
 }
 
 /// What one execution ended with: the final state over the observed variables.
@@ -226,7 +261,7 @@ impl Program<'_> {
                 .map(|t| {
                     (
                         t.index,
-                        s.spawn(move || {
+                        s.spawn_at(placement_of(t), move || {
                             let mut th = ThreadRun {
                                 prog: self,
                                 locs,
@@ -259,7 +294,7 @@ impl Program<'_> {
                 StateVar::Loc { name, index } => {
                     let base = self.layout.index[name];
                     match locs[base as usize].get(*index as usize) {
-                        Some(&loc) => decode(load(loc, Order::Relaxed, here)),
+                        Some(&loc) => decode(load(loc, Order::Relaxed, EngineScope::System, here)),
                         None => Val::Int(0),
                     }
                 }
@@ -295,15 +330,23 @@ fn decode(w: u64) -> Val {
     }
 }
 
-fn load(loc: Loc, order: Order, src: SourceLoc) -> u64 {
-    match rt::op_at(Op::Load { loc, order }, src) {
+fn load(loc: Loc, order: Order, scope: EngineScope, src: SourceLoc) -> u64 {
+    match rt::op_at(Op::Load { loc, order, scope }, src) {
         OpResult::Value(v) => v,
         r => panic!("scopecheck internal error: load answered {r:?}"),
     }
 }
 
-fn store(loc: Loc, order: Order, value: u64, src: SourceLoc) {
-    rt::op_at(Op::Store { loc, order, value }, src);
+fn store(loc: Loc, order: Order, value: u64, scope: EngineScope, src: SourceLoc) {
+    rt::op_at(
+        Op::Store {
+            loc,
+            order,
+            value,
+            scope,
+        },
+        src,
+    );
 }
 
 /// Maps a C order onto the engine's.
@@ -384,7 +427,7 @@ impl ThreadRun<'_, '_> {
             StmtKind::Store { addr, value } => {
                 let loc = self.loc_of(addr);
                 let v = self.expr(value);
-                store(loc, Order::NonAtomic, encode(v), self.src(s.pos));
+                store(loc, Order::NonAtomic, encode(v), EngineScope::Thread, self.src(s.pos));
             }
             StmtKind::Expr(e) => {
                 self.expr(e);
@@ -406,11 +449,18 @@ impl ThreadRun<'_, '_> {
                     k += 1;
                 }
             }
-            StmtKind::Fence { order: o, .. } => {
+            StmtKind::Fence { order: o, scope, .. } => {
                 // A relaxed fence does nothing in C11 (and the engine, like
                 // std, has no relaxed fence).
                 if *o != MemOrder::Relaxed {
-                    rt::op_at(Op::Fence { order: order(*o) }, self.src(s.pos));
+                    let scope = scope.map(engine_scope).unwrap_or(self.prog.default_scope);
+                    rt::op_at(
+                        Op::Fence {
+                            order: order(*o),
+                            scope,
+                        },
+                        self.src(s.pos),
+                    );
                 }
             }
             StmtKind::Barrier { .. } => {
@@ -469,7 +519,7 @@ impl ThreadRun<'_, '_> {
             },
             ExprKind::Deref(a) => {
                 let loc = self.loc_of(a);
-                decode(load(loc, Order::NonAtomic, self.src(e.pos)))
+                decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
             }
             ExprKind::Index(a, i) => {
                 let at = Expr {
@@ -477,7 +527,7 @@ impl ThreadRun<'_, '_> {
                     pos: e.pos,
                 };
                 let loc = self.loc_of(&at);
-                decode(load(loc, Order::NonAtomic, self.src(e.pos)))
+                decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
             }
             ExprKind::AddrOf(n) => match self.prog.layout.addr(n) {
                 Some(a) => a,
@@ -540,6 +590,7 @@ impl ThreadRun<'_, '_> {
         let src = self.src(pos);
         let loc = self.loc_of(&c.addr);
         let o = order(c.order);
+        let scope = c.scope.map(engine_scope).unwrap_or(self.prog.default_scope);
         let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool) {
             match rt::op_at(
                 Op::Rmw {
@@ -549,6 +600,7 @@ impl ThreadRun<'_, '_> {
                     success: o,
                     failure,
                     await_: None,
+                    scope,
                 },
                 th.src(pos),
             ) {
@@ -559,10 +611,10 @@ impl ThreadRun<'_, '_> {
         };
         let operand = |th: &mut Self| encode(th.expr(&c.args[0]));
         match c.op {
-            AtomicOp::Load => decode(load(loc, o, src)),
+            AtomicOp::Load => decode(load(loc, o, scope, src)),
             AtomicOp::Store => {
                 let v = operand(self);
-                store(loc, o, v, src);
+                store(loc, o, v, scope, src);
                 Val::Int(0)
             }
             AtomicOp::Exchange
@@ -597,7 +649,10 @@ impl ThreadRun<'_, '_> {
                     Some(r) => (self.regs.get(r).copied().unwrap_or(Val::Int(0)), None),
                     None => {
                         let l = self.loc_of(exp_at);
-                        (decode(load(l, Order::NonAtomic, self.src(exp_at.pos))), Some(l))
+                        (
+                            decode(load(l, Order::NonAtomic, EngineScope::Thread, self.src(exp_at.pos))),
+                            Some(l),
+                        )
                     }
                 };
                 let desired = self.expr(&c.args[1]);
@@ -616,7 +671,7 @@ impl ThreadRun<'_, '_> {
                         (Some(r), _) => {
                             self.regs.insert(r.clone(), decode(old));
                         }
-                        (None, Some(l)) => store(l, Order::NonAtomic, old, self.src(exp_at.pos)),
+                        (None, Some(l)) => store(l, Order::NonAtomic, old, EngineScope::Thread, self.src(exp_at.pos)),
                         (None, None) => unreachable!("expected value came from somewhere"),
                     }
                 }

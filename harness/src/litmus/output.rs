@@ -6,7 +6,7 @@ use super::interp::FinalState;
 use super::run::{TestError, TestResult};
 use scopecheck_checker::dot::{self, DotStyle};
 use scopecheck_checker::event::{Loc, ThreadId};
-use scopecheck_checker::Failure;
+use scopecheck_checker::{Failure, FailureKind};
 use serde_json::{json, Value as Json};
 use std::fmt::Write as _;
 
@@ -162,22 +162,63 @@ pub fn race_text(r: &TestResult, f: &Failure) -> String {
         l.to_string()
     };
     let loc = f.events.first().and_then(|e| f.graph.event(e.id).loc());
+    let heterogeneous = f.kind == FailureKind::HeterogeneousRace;
     let what = |e: &scopecheck_checker::failure::EventInfo| -> String {
-        match f.graph.event(e.id).loc() {
+        let ev = f.graph.event(e.id);
+        let text = match ev.loc() {
             Some(l) => e.what.replace(&l.to_string(), &name_of(l)),
             None => e.what.clone(),
+        };
+        if heterogeneous {
+            let p = f.graph.placement(e.id.thread).describe();
+            format!(
+                "`{text}` ({} at {p}, {} scope, {})",
+                r.thread_name(e.id.thread),
+                ev.scope,
+                e.src
+            )
+        } else {
+            format!("`{text}` ({}, {})", r.thread_name(e.id.thread), e.src)
         }
     };
-    let parts: Vec<String> = f
-        .events
-        .iter()
-        .map(|e| format!("`{}` ({}, {})", what(e), r.thread_name(e.id.thread), e.src))
-        .collect();
-    format!(
-        "data race on {}: {} are not ordered by happens-before",
-        loc.map(name_of).unwrap_or_else(|| "?".into()),
-        parts.join(" and ")
-    )
+    let parts: Vec<String> = f.events.iter().map(what).collect();
+    let loc = loc.map(name_of).unwrap_or_else(|| "?".into());
+    if heterogeneous {
+        format!(
+            "heterogeneous race (scope mismatch) on {loc}: {} are not mutually scope-inclusive and not ordered by \
+             happens-before; fix: {}",
+            parts.join(" and "),
+            f.fix.as_deref().unwrap_or("widen the scopes")
+        )
+    } else {
+        // Under a scoped model the engine says which release was too narrow.
+        let narrow = f
+            .message
+            .split_once("neither happens before the other; ")
+            .map(|(_, why)| {
+                let fix = rename_threads(r, f.fix.as_deref().unwrap_or(""));
+                format!("; {}; fix: {fix}", rename_threads(r, why))
+            })
+            .unwrap_or_default();
+        format!(
+            "data race on {loc}: {} are not ordered by happens-before{narrow}",
+            parts.join(" and ")
+        )
+    }
+}
+
+/// An engine message in the test's names: `thread N` as `PN` (engine
+/// thread 0 is the one that allocates and joins) and locations by name.
+fn rename_threads(r: &TestResult, text: &str) -> String {
+    let mut out = text.to_string();
+    for t in (1..=r.thread_names.len() as u32).rev() {
+        out = out.replace(&format!("thread {t}"), &r.thread_name(t));
+    }
+    // Longest first, so `loc0.1` does not eat the front of `loc0.12`.
+    for (k, name) in r.loc_names.iter().enumerate().rev() {
+        out = out.replace(&Loc::new(0, k as u32).to_string(), name);
+    }
+    out
 }
 
 fn json_value(v: &Value) -> Json {

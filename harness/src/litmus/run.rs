@@ -271,12 +271,17 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         file: file_static,
         unroll: opts.unroll,
         observed: &observed,
+        default_scope: match test.arch {
+            Arch::C => scopecheck_checker::event::Scope::System,
+            Arch::OpenCl => scopecheck_checker::event::Scope::Device,
+        },
     };
     let engine_model = match model {
         LitmusModel::Sc => MemoryModel::Sc,
         LitmusModel::Rc11 => MemoryModel::Rc11,
         LitmusModel::Cpp20 => MemoryModel::Cpp20,
-        LitmusModel::Src11 | LitmusModel::OpenCl => unreachable!("refused by validate"),
+        LitmusModel::Src11 => MemoryModel::Src11,
+        LitmusModel::OpenCl => unreachable!("refused by validate"),
     };
     let config = RunConfig {
         model: engine_model,
@@ -367,11 +372,13 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
 /// the test uses. Returns notes for the reader.
 fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
     let mut notes = Vec::new();
-    if matches!(model, LitmusModel::Src11 | LitmusModel::OpenCl) {
-        return Err(TestError::Unsupported(format!(
-            "the scoped models (src11, opencl) are not implemented yet; `--model rc11` or `--model sc` \
-             runs the test with every scope treated as system scope (requested: {model})"
-        )));
+    if model == LitmusModel::OpenCl {
+        return Err(TestError::Unsupported(
+            "the opencl model (memory regions, fence flags, barriers) is not implemented yet; `--model src11` \
+             runs the test with scopes but without them, `--model rc11` or `--model sc` with every scope \
+             treated as system scope"
+                .into(),
+        ));
     }
     let mut seen_threads = HashSet::new();
     let locations: HashSet<&str> = test
@@ -420,8 +427,8 @@ fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
         }
         if let Some(pos) = w.barrier {
             return Err(TestError::Unsupported(format!(
-                "P{} has a barrier at {pos}; barriers need a scoped model (src11 or opencl), which is not \
-                 implemented yet",
+                "P{} has a barrier at {pos}; barriers are not implemented yet (they come with the opencl model \
+                 and GPU kernels)",
                 t.index
             )));
         }
@@ -461,7 +468,7 @@ fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
             }
         }
     }
-    if scoped || test.arch == Arch::OpenCl {
+    if (scoped || test.arch == Arch::OpenCl) && model != LitmusModel::Src11 {
         notes.push(format!(
             "scopes and placements are ignored under {model}: every access acts at system scope"
         ));

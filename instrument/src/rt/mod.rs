@@ -13,7 +13,7 @@ mod stacks;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
-use scopecheck_checker::event::{Op, OpResult, SourceLoc, ThreadId};
+use scopecheck_checker::event::{Op, OpResult, Placement, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
@@ -203,7 +203,7 @@ fn abort_with(stop: Stop) -> ! {
 fn dummy(op: &Op) -> OpResult {
     match op {
         Op::Alloc { .. } => OpResult::Loc(scopecheck_checker::event::Loc(u64::MAX)),
-        Op::Spawn => OpResult::Thread(u32::MAX),
+        Op::Spawn { .. } => OpResult::Thread(u32::MAX),
         Op::Rmw { .. } | Op::Load { .. } => OpResult::Value(0),
         _ => OpResult::Done,
     }
@@ -225,7 +225,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Op::Rmw { .. } => "read-modify-write",
             Op::Fence { .. } => "fence",
             Op::CellAccess { .. } => "UnsafeCell access",
-            Op::Spawn => "thread::spawn",
+            Op::Spawn { .. } => "thread::spawn",
             Op::Join { .. } => "JoinHandle::join",
         })
     };
@@ -248,8 +248,13 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
 /// Spawns a model thread running `f`; returns its id.
 #[track_caller]
 pub fn spawn(f: Box<dyn FnOnce()>) -> ThreadId {
-    let src = SourceLoc::caller();
-    let OpResult::Thread(child) = op_at(Op::Spawn, src) else {
+    spawn_at(f, Placement::HOST, SourceLoc::caller())
+}
+
+/// Spawns a model thread running `f` at `placement` (a GPU thread's device,
+/// block, warp and lane); returns its id.
+pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> ThreadId {
+    let OpResult::Thread(child) = op_at(Op::Spawn { placement }, src) else {
         unreachable!("spawn answers with a thread")
     };
     if child != u32::MAX {
