@@ -102,6 +102,8 @@ struct ThreadRt {
     spin_wrote: bool,
     /// Set while the thread waits at a spin hint.
     spin_wait: Option<SpinWait>,
+    /// The barrier the thread waits at, if any (set by `schedule`).
+    at_barrier: Option<(BarrierGroup, SourceLoc)>,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
@@ -201,7 +203,7 @@ impl Engine {
         self.replay_queue = token::linearize(&self.graph)
             .into_iter()
             .filter(|&e| match &self.graph.event(e).kind {
-                EventKind::Read(_) | EventKind::Join { .. } => true,
+                EventKind::Read(_) | EventKind::Join { .. } | EventKind::Barrier { .. } => true,
                 EventKind::Write(w) => !w.rmw,
                 _ => false,
             })
@@ -606,6 +608,10 @@ impl Engine {
                 None => true,
             },
             ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
+            ThreadStatus::Op(Op::Barrier { group, size }, _) => {
+                let instance = self.barrier_instance(t, *group);
+                self.barrier_arrivals(*group, instance).len() as u32 == *size
+            }
             ThreadStatus::Op(
                 Op::Rmw {
                     loc,
@@ -652,6 +658,15 @@ impl Engine {
             let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
             return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
         }
+        for (t, st) in status.iter().enumerate() {
+            let at = match st {
+                ThreadStatus::Op(Op::Barrier { group, .. }, src) => Some((*group, *src)),
+                _ => None,
+            };
+            if let Some(r) = self.threads.get_mut(t) {
+                r.at_barrier = at;
+            }
+        }
         let enabled: SmallVec<[ThreadId; 16]> = status
             .iter()
             .enumerate()
@@ -668,6 +683,47 @@ impl Engine {
         // say): that is the end of a blocked execution, not a hang.
         if status.iter().any(|s| matches!(s, ThreadStatus::Discarded)) {
             return Sched::Blocked;
+        }
+        // Threads stuck at a barrier that the rest of their group never
+        // reaches: barrier divergence, a failure of its own.
+        if let Some((t, group, size, at)) = status.iter().enumerate().find_map(|(t, st)| match st {
+            ThreadStatus::Op(Op::Barrier { group, size }, src) => Some((t as ThreadId, *group, *size, *src)),
+            _ => None,
+        }) {
+            let instance = self.barrier_instance(t, group);
+            let arrived = self.barrier_arrivals(group, instance);
+            let members: Vec<String> = arrived.iter().map(|(u, _, _)| format!("thread {u}")).collect();
+            let mut others = Vec::new();
+            for (u, st) in status.iter().enumerate() {
+                if arrived.iter().any(|a| a.0 as usize == u) || self.graph.thread_len(u as ThreadId) == 0 {
+                    continue;
+                }
+                match st {
+                    ThreadStatus::Gone => others.push(format!("thread {u} finished")),
+                    ThreadStatus::Op(op, src) => others.push(format!("thread {u} waits at {src} ({op:?})")),
+                    _ => others.push(format!("thread {u} waits")),
+                }
+            }
+            let mut f = self.failure(
+                FailureKind::BarrierDivergence,
+                format!(
+                    "barrier divergence in {group}: {} of its {size} threads ({}) wait at the barrier at {at} that \
+                     the others never reach{}{}",
+                    arrived.len(),
+                    members.join(", "),
+                    if others.is_empty() { "" } else { "; " },
+                    others.join("; ")
+                ),
+                Some(t),
+                vec![],
+                Some(at),
+            );
+            f.fix = Some(
+                "every thread of the group must reach each barrier: do not return early or branch around a \
+                 barrier on a condition that differs between threads"
+                    .into(),
+            );
+            return Sched::Deadlock(f);
         }
         // Nobody can run: the program hangs.
         let mut waiting = Vec::new();
@@ -698,6 +754,47 @@ impl Engine {
             vec![],
             None,
         ))
+    }
+
+    /// How many barriers of `group` thread `t` has passed.
+    fn barrier_instance(&self, t: ThreadId, group: BarrierGroup) -> u32 {
+        (0..self.graph.thread_len(t))
+            .filter(|&i| {
+                matches!(&self.graph.event(EventId::new(t, i)).kind, EventKind::Barrier { group: g, .. } if *g == group)
+            })
+            .count() as u32
+    }
+
+    /// The members of `group` that have arrived at its `instance`-th barrier:
+    /// (thread, its last event before the barrier, where the barrier is).
+    /// A member has arrived if it passed that barrier already or waits at it.
+    fn barrier_arrivals(&self, group: BarrierGroup, instance: u32) -> Vec<(ThreadId, EventId, SourceLoc)> {
+        let mut out = Vec::new();
+        for u in 0..self.graph.num_threads() as ThreadId {
+            let n = self.graph.thread_len(u);
+            let mut seen = 0;
+            let mut passed = None;
+            for i in 0..n {
+                let e = self.graph.event(EventId::new(u, i));
+                if matches!(&e.kind, EventKind::Barrier { group: g, .. } if *g == group) {
+                    if seen == instance {
+                        passed = Some((EventId::new(u, i - 1), e.src));
+                        break;
+                    }
+                    seen += 1;
+                }
+            }
+            if let Some((pre, at)) = passed {
+                out.push((u, pre, at));
+            } else if n > 0 && seen == instance {
+                if let Some(Some((g, at))) = self.threads.get(u as usize).map(|r| r.at_barrier) {
+                    if g == group {
+                        out.push((u, EventId::new(u, n - 1), at));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Wakes thread `t` from a spin wait (it takes no step).
@@ -740,6 +837,49 @@ impl Engine {
                 self.push(t, EventKind::Join { target }, src, true);
                 Ok(Some(OpResult::Done))
             }
+            Op::Barrier { group, .. } => {
+                let instance = self.barrier_instance(t, group);
+                let arrived = self.barrier_arrivals(group, instance);
+                // Every member must have reached the same barrier (the same
+                // line of code); meeting at different ones is divergence.
+                let mut places: Vec<SourceLoc> = arrived.iter().map(|a| a.2).collect();
+                places.sort();
+                places.dedup();
+                if places.len() > 1 {
+                    let who: Vec<String> = arrived
+                        .iter()
+                        .map(|(u, _, at)| format!("thread {u} ({}) at {at}", self.graph.placement(*u).describe()))
+                        .collect();
+                    let mut f = self.failure(
+                        FailureKind::BarrierDivergence,
+                        format!(
+                            "barrier divergence in {group}: its threads meet at different barriers: {}",
+                            who.join("; ")
+                        ),
+                        Some(t),
+                        vec![],
+                        Some(src),
+                    );
+                    f.fix = Some(
+                        "every thread of the group must reach the same barrier call the same number of times; \
+                         move the barrier out of the divergent branch"
+                            .into(),
+                    );
+                    return Err(Stop::Failure(f));
+                }
+                let partners = arrived.iter().filter(|a| a.0 != t).map(|a| a.1).collect();
+                self.push(
+                    t,
+                    EventKind::Barrier {
+                        group,
+                        instance,
+                        partners,
+                    },
+                    src,
+                    true,
+                );
+                Ok(Some(OpResult::Done))
+            }
             _ => unreachable!("invisible operation {op:?} given to Engine::visible"),
         }
     }
@@ -757,6 +897,7 @@ impl Engine {
                 OpResult::Done
             }
             (Op::Join { target }, EventKind::Join { target: t2 }) if target == t2 => OpResult::Done,
+            (Op::Barrier { group, .. }, EventKind::Barrier { group: g2, .. }) if group == g2 => OpResult::Done,
             (
                 Op::Rmw {
                     loc,

@@ -433,6 +433,35 @@ pub enum Op {
         /// The thread waited for.
         target: ThreadId,
     },
+    /// Wait at a barrier until all `size` members of `group` have arrived.
+    Barrier {
+        /// The group (a block, a warp, or a whole kernel's grid).
+        group: BarrierGroup,
+        /// How many threads the group has.
+        size: u32,
+    },
+}
+
+/// A group of threads that meets at barriers: the threads of one block,
+/// one warp, or the whole grid of one kernel launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BarrierGroup {
+    /// A location allocated by the launch, naming the kernel run.
+    pub kernel: Loc,
+    /// `Warp`, `Block`, or `Device` (the grid).
+    pub level: Scope,
+    /// Index of the warp or block within the kernel (0 for the grid).
+    pub index: u32,
+}
+
+impl fmt::Display for BarrierGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.level {
+            Scope::Warp => write!(f, "warp {} of kernel {}", self.index, self.kernel),
+            Scope::Block => write!(f, "block {} of kernel {}", self.index, self.kernel),
+            _ => write!(f, "the grid of kernel {}", self.kernel),
+        }
+    }
 }
 
 impl Op {
@@ -442,7 +471,7 @@ impl Op {
     pub fn is_visible(&self) -> bool {
         matches!(
             self,
-            Op::Load { .. } | Op::Store { .. } | Op::Rmw { .. } | Op::Join { .. }
+            Op::Load { .. } | Op::Store { .. } | Op::Rmw { .. } | Op::Join { .. } | Op::Barrier { .. }
         )
     }
     /// The scope the operation acts at (`System` for operations without one).
@@ -498,6 +527,16 @@ pub enum EventKind {
     Join {
         /// The thread joined.
         target: ThreadId,
+    },
+    /// Passed a barrier with the other members of its group: it happens
+    /// after everything each of them did before arriving.
+    Barrier {
+        /// The group.
+        group: BarrierGroup,
+        /// Which of the group's barriers (0 for the first this thread passed).
+        instance: u32,
+        /// The other members' last events before the barrier.
+        partners: Vec<EventId>,
     },
     /// Allocated `loc`.
     Alloc {
@@ -681,6 +720,7 @@ impl Event {
             EventKind::End => "end".into(),
             EventKind::Spawn { child } => format!("spawn T{child}"),
             EventKind::Join { target } => format!("join T{target}"),
+            EventKind::Barrier { group, instance, .. } => format!("barrier #{instance} of {group}"),
             EventKind::Alloc { loc, init, kind } => format!(
                 "new {} {loc} = {init}",
                 match kind {

@@ -15,6 +15,9 @@ pub enum FailureKind {
     /// Two conflicting atomic accesses, not ordered by happens-before, whose
     /// scopes do not include each other's thread (a scope mismatch).
     HeterogeneousRace,
+    /// Some threads of a group wait at a barrier that the others never
+    /// reach, or the group's threads meet at different barriers.
+    BarrierDivergence,
     /// A thread ran more steps than the bound allows (an unbounded loop without a spin hint).
     Runaway,
     /// The program did something different when re-run with the same choices
@@ -34,6 +37,7 @@ impl FailureKind {
             FailureKind::Deadlock => "deadlock",
             FailureKind::DataRace => "data race",
             FailureKind::HeterogeneousRace => "heterogeneous race (scope mismatch)",
+            FailureKind::BarrierDivergence => "barrier divergence",
             FailureKind::Runaway => "runaway thread",
             FailureKind::Nondeterminism => "nondeterministic program",
             FailureKind::Misuse => "misuse of the checker",

@@ -263,6 +263,14 @@ impl ExecutionGraph {
                 v.porf.join(&e.porf);
                 v.hb.join(&e.hb);
             }
+            // A barrier happens after what every member did before arriving.
+            EventKind::Barrier { partners, .. } => {
+                for p in partners {
+                    let e = self.event(*p);
+                    v.porf.join(&e.porf);
+                    v.hb.join(&e.hb);
+                }
+            }
             // A read is porf-after its write. An acquire read reading a write
             // w synchronizes with the head of every release sequence w is in
             // (sw = [rel]; ([F]; po)?; rs; rf; [R]; (po; [F])?; [acq]):
@@ -391,6 +399,13 @@ impl ExecutionGraph {
                 let e = self.event(EventId::new(*target, self.thread_len(*target) - 1));
                 porf.join(&e.porf);
                 hb.join(&e.hb);
+            }
+            EventKind::Barrier { partners, .. } => {
+                for p in partners {
+                    let e = self.event(*p);
+                    porf.join(&e.porf);
+                    hb.join(&e.hb);
+                }
             }
             EventKind::Read(r) if !r.rf.is_init() => {
                 let w = self.event(r.rf);

@@ -87,6 +87,7 @@ pub fn linearize(g: &ExecutionGraph) -> Vec<EventId> {
             EventKind::Read(r) => done(r.rf),
             EventKind::Start { parent: Some(p) } => done(*p),
             EventKind::Join { target } => done(EventId::new(*target, g.thread_len(*target) - 1)),
+            EventKind::Barrier { partners, .. } => partners.iter().all(|&p| done(p)),
             _ => true,
         }
     };
@@ -173,7 +174,8 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
                 rank: g.mo_position(w.loc, e) as u32,
                 rmw: w.rmw,
             }),
-            EventKind::Join { .. } => recs.push(Record::Join { event: e }),
+            // A barrier is recorded like a join: only its place in the order.
+            EventKind::Join { .. } | EventKind::Barrier { .. } => recs.push(Record::Join { event: e }),
             _ => {}
         }
     }

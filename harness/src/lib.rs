@@ -42,7 +42,7 @@ pub mod sync {
     }
 }
 
-pub use scopecheck_instrument::{cell, hint, thread};
+pub use scopecheck_instrument::{cell, gpu, hint, thread};
 
 /// Memory scopes and thread placement (DESIGN.md 3.1): the groups of threads
 /// a scoped operation is atomic and synchronizing for.

@@ -202,6 +202,11 @@ impl Relations {
                     let end = EventId::new(*target, g.thread_len(*target) - 1);
                     po1.add(index[&end], i);
                 }
+                EventKind::Barrier { partners, .. } => {
+                    for p in partners {
+                        po1.add(index[p], i);
+                    }
+                }
                 EventKind::Read(r) => rf.add(idx(r.rf, r.loc), i),
                 EventKind::Write(w) if w.rmw => rmw.add(index[&EventId::new(id.thread, id.index - 1)], i),
                 _ => {}

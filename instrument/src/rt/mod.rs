@@ -227,6 +227,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Op::CellAccess { .. } => "UnsafeCell access",
             Op::Spawn { .. } => "thread::spawn",
             Op::Join { .. } => "JoinHandle::join",
+            Op::Barrier { .. } => "gpu barrier",
         })
     };
     if unwinding() {
