@@ -102,8 +102,6 @@ struct ThreadRt {
     spin_wrote: bool,
     /// Set while the thread waits at a spin hint.
     spin_wait: Option<SpinWait>,
-    /// The barrier the thread waits at, if any (set by `schedule`).
-    at_barrier: Option<(BarrierGroup, SourceLoc)>,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
@@ -225,15 +223,10 @@ impl Engine {
         self.strategy.execution_done(&self.graph, end);
     }
 
-    /// The racing pairs of the current graph (see [`crate::races`]).
-    pub fn current_races(&self) -> Vec<(EventId, EventId)> {
-        races::find_races(&self.graph, self.model.sync_rules().scoped)
-    }
-
     /// Counts the current (complete) execution as racy if it is, and keeps a
     /// report of each pair of source lines not seen racing before.
     fn log_races(&mut self) {
-        let pairs = self.current_races();
+        let pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
         if pairs.is_empty() {
             return;
         }
@@ -291,6 +284,7 @@ impl Engine {
             thread,
             events: events.iter().map(|&e| EventInfo::of(&self.graph, e)).collect(),
             fix: None,
+            cause: None,
             graph: self.graph.clone(),
             token: token::encode(&self.graph, self.model),
         })
@@ -600,7 +594,7 @@ impl Engine {
         })
     }
 
-    fn enabled(&self, t: ThreadId, st: &ThreadStatus) -> bool {
+    fn enabled(&self, t: ThreadId, st: &ThreadStatus, status: &[ThreadStatus]) -> bool {
         match st {
             ThreadStatus::Gone | ThreadStatus::Discarded => false,
             ThreadStatus::SpinWait => match self.threads.get(t as usize).and_then(|r| r.spin_wait.as_ref()) {
@@ -610,7 +604,7 @@ impl Engine {
             ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
             ThreadStatus::Op(Op::Barrier { group, size }, _) => {
                 let instance = self.barrier_instance(t, *group);
-                self.barrier_arrivals(*group, instance).len() as u32 == *size
+                self.barrier_arrivals(*group, instance, status).len() as u32 == *size
             }
             ThreadStatus::Op(
                 Op::Rmw {
@@ -658,19 +652,10 @@ impl Engine {
             let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
             return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
         }
-        for (t, st) in status.iter().enumerate() {
-            let at = match st {
-                ThreadStatus::Op(Op::Barrier { group, .. }, src) => Some((*group, *src)),
-                _ => None,
-            };
-            if let Some(r) = self.threads.get_mut(t) {
-                r.at_barrier = at;
-            }
-        }
         let enabled: SmallVec<[ThreadId; 16]> = status
             .iter()
             .enumerate()
-            .filter(|(t, st)| self.enabled(*t as ThreadId, st))
+            .filter(|(t, st)| self.enabled(*t as ThreadId, st, status))
             .map(|(t, _)| t as ThreadId)
             .collect();
         if let Some(t) = self.strategy.schedule(&self.graph, &enabled, status) {
@@ -691,7 +676,7 @@ impl Engine {
             _ => None,
         }) {
             let instance = self.barrier_instance(t, group);
-            let arrived = self.barrier_arrivals(group, instance);
+            let arrived = self.barrier_arrivals(group, instance, status);
             let members: Vec<String> = arrived.iter().map(|(u, _, _)| format!("thread {u}")).collect();
             let mut others = Vec::new();
             for (u, st) in status.iter().enumerate() {
@@ -768,7 +753,12 @@ impl Engine {
     /// The members of `group` that have arrived at its `instance`-th barrier:
     /// (thread, its last event before the barrier, where the barrier is).
     /// A member has arrived if it passed that barrier already or waits at it.
-    fn barrier_arrivals(&self, group: BarrierGroup, instance: u32) -> Vec<(ThreadId, EventId, SourceLoc)> {
+    fn barrier_arrivals(
+        &self,
+        group: BarrierGroup,
+        instance: u32,
+        status: &[ThreadStatus],
+    ) -> Vec<(ThreadId, EventId, SourceLoc)> {
         let mut out = Vec::new();
         for u in 0..self.graph.num_threads() as ThreadId {
             let n = self.graph.thread_len(u);
@@ -787,9 +777,9 @@ impl Engine {
             if let Some((pre, at)) = passed {
                 out.push((u, pre, at));
             } else if n > 0 && seen == instance {
-                if let Some(Some((g, at))) = self.threads.get(u as usize).map(|r| r.at_barrier) {
-                    if g == group {
-                        out.push((u, EventId::new(u, n - 1), at));
+                if let Some(ThreadStatus::Op(Op::Barrier { group: g, .. }, at)) = status.get(u as usize) {
+                    if *g == group {
+                        out.push((u, EventId::new(u, n - 1), *at));
                     }
                 }
             }
@@ -804,7 +794,15 @@ impl Engine {
 
     /// Performs the visible operation of thread `t`. Returns `None` when the
     /// thread took no step and still waits (a mutex it cannot take yet).
-    pub fn visible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<Option<OpResult>, Stop> {
+    /// `status` is every thread's, as given to [`Engine::schedule`] (a
+    /// barrier looks at who waits at it).
+    pub fn visible(
+        &mut self,
+        t: ThreadId,
+        op: &Op,
+        src: SourceLoc,
+        status: &[ThreadStatus],
+    ) -> Result<Option<OpResult>, Stop> {
         self.step(t, src)?;
         self.cur_scope = op.scope();
         if self.replaying(t) {
@@ -839,7 +837,7 @@ impl Engine {
             }
             Op::Barrier { group, .. } => {
                 let instance = self.barrier_instance(t, group);
-                let arrived = self.barrier_arrivals(group, instance);
+                let arrived = self.barrier_arrivals(group, instance, status);
                 // Every member must have reached the same barrier (the same
                 // line of code); meeting at different ones is divergence.
                 let mut places: Vec<SourceLoc> = arrived.iter().map(|a| a.2).collect();
@@ -1362,10 +1360,7 @@ impl Engine {
                 EventKind::Write(w) => w.order,
                 _ => continue,
             };
-            if my_order.is_atomic() && o_order.is_atomic() && (!scoped || g.inclusive(o, id)) {
-                continue;
-            }
-            if !me.hb.contains(o) {
+            if races::pair_races(g, (o, o_order.is_atomic()), (id, my_order.is_atomic()), scoped) {
                 return Err(self.race(o, id));
             }
         }
@@ -1377,13 +1372,12 @@ impl Engine {
             return Ok(());
         }
         let g = &self.graph;
-        let me = g.event(id);
         for &o in &g.loc(loc).expect("loc").cells {
             if o.thread == id.thread {
                 continue;
             }
             let o_write = matches!(g.event(o).kind, EventKind::Cell { write: true, .. });
-            if (write || o_write) && !me.hb.contains(o) {
+            if (write || o_write) && races::pair_races(g, (o, false), (id, false), false) {
                 return Err(self.race(o, id));
             }
         }
@@ -1508,6 +1502,7 @@ impl Engine {
             vec![a, b],
             Some(eb.src),
         );
+        f.cause = narrow.as_ref().map(|(why, _)| why.clone());
         f.fix = Some(match narrow {
             Some((_, fix)) => fix,
             None => "order the two accesses with happens-before: publish with a Release store (or fence) \

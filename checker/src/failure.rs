@@ -84,6 +84,10 @@ pub struct Failure {
     pub events: Vec<EventInfo>,
     /// How to fix it, when known.
     pub fix: Option<String>,
+    /// Why it happened, beyond what the message's first clause says, when
+    /// known (a data race's too-narrow release under a scoped model). The
+    /// message ends with it too.
+    pub cause: Option<String>,
     /// The execution graph at the failure.
     pub graph: ExecutionGraph,
     /// Token that replays the execution.

@@ -26,6 +26,16 @@ struct Access {
     atomic: bool,
 }
 
+/// Whether two conflicting accesses of different threads race: neither
+/// happens before the other, and one is plain or (with `scoped`) they are
+/// not mutually scope-inclusive. Each side is (event, whether atomic).
+pub fn pair_races(g: &ExecutionGraph, a: (EventId, bool), b: (EventId, bool), scoped: bool) -> bool {
+    if a.1 && b.1 && (!scoped || g.inclusive(a.0, b.0)) {
+        return false;
+    }
+    !g.event(a.0).hb.contains(b.0) && !g.event(b.0).hb.contains(a.0)
+}
+
 /// Every racing pair of `g`, each as (earlier-added, later-added) by event
 /// id order, in a deterministic order. With `scoped`, two atomic accesses
 /// that are not mutually scope-inclusive race too (a heterogeneous race).
@@ -69,11 +79,7 @@ pub fn find_races(g: &ExecutionGraph, scoped: bool) -> Vec<(EventId, EventId)> {
                 if a.id.thread == b.id.thread || !(a.write || b.write) {
                     continue;
                 }
-                if a.atomic && b.atomic && (!scoped || g.inclusive(a.id, b.id)) {
-                    continue;
-                }
-                let (ea, eb) = (g.event(a.id), g.event(b.id));
-                if !ea.hb.contains(b.id) && !eb.hb.contains(a.id) {
+                if pair_races(g, (a.id, a.atomic), (b.id, b.atomic), scoped) {
                     out.push((a.id, b.id));
                 }
             }

@@ -125,6 +125,9 @@ fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
 struct Job {
     file: PathBuf,
     model: Option<LitmusModel>,
+    /// The file's name in `--dot` output: its stem, or its whole path made
+    /// into one name when another input file has the same stem.
+    dot_name: String,
 }
 
 /// What a job produced.
@@ -184,23 +187,37 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         if !args.model.is_empty() {
             return args.model.iter().copied().map(Some).collect();
         }
-        let named: Vec<Option<LitmusModel>> = expect::models_of(&expectations, f)
-            .into_iter()
-            .filter_map(|m| m.parse().ok())
-            .map(Some)
-            .collect();
+        let named: Vec<Option<LitmusModel>> = expect::models_of(&expectations, f).into_iter().map(Some).collect();
         if named.is_empty() {
             vec![None]
         } else {
             named
         }
     };
+    let stem = |f: &Path| {
+        f.file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default()
+    };
+    let dot_name = |f: &Path| {
+        let shared = files.iter().filter(|g| stem(g) == stem(f)).count() > 1;
+        if shared {
+            f.to_string_lossy()
+                .chars()
+                .map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' })
+                .collect()
+        } else {
+            stem(f)
+        }
+    };
     let jobs: Vec<Job> = files
         .iter()
         .flat_map(|f| {
+            let name = dot_name(f);
             models_for(f).into_iter().map(move |m| Job {
                 file: f.clone(),
                 model: m,
+                dot_name: name.clone(),
             })
         })
         .collect();
@@ -272,7 +289,10 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         stats.checked,
         stats.errors,
         if args.expect.is_some() {
-            format!("{} agreements, ", stats.agreements)
+            format!(
+                "{} agreements, {} without a recorded answer, ",
+                stats.agreements, stats.unrecorded
+            )
         } else {
             String::new()
         },
@@ -298,6 +318,7 @@ struct Summary {
     checked: usize,
     errors: usize,
     agreements: usize,
+    unrecorded: usize,
     disagreements: usize,
     known: usize,
 }
@@ -312,12 +333,13 @@ fn report(
 ) {
     let file = job.file.display().to_string();
     let model = model_of(job, outcome);
-    let row = model.and_then(|m| expect::find(rows, &job.file, m.name()));
+    let row = model.and_then(|m| expect::find(rows, &job.file, m));
     let comparison = row.map(|r| (r, expect::compare(r, outcome)));
     let mut known_reason = None;
     match &comparison {
         None => {}
         Some((_, Verdict::Agrees)) => stats.agreements += 1,
+        Some((_, Verdict::Unrecorded)) => stats.unrecorded += 1,
         Some((r, Verdict::Disagrees(_))) => match r.known() {
             Some(why) => {
                 stats.known += 1;
@@ -338,8 +360,14 @@ fn report(
         Err(_) if known_reason.is_some() => {}
         Err(_) => stats.errors += 1,
     }
+    let expect_file = args
+        .expect
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
-        Verdict::Agrees => format!("agrees with {}:{}", r.path_text, r.line),
+        Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
+        Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::Disagrees(d) => format!(
             "{} with row {} ({}:{}): {}",
             if r.known().is_some() {
@@ -348,22 +376,14 @@ fn report(
                 "DISAGREES"
             },
             r.path_text,
-            args.expect
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
+            expect_file,
             r.line,
             d.join("; ")
         ),
     });
     if let (Some(dir), Ok(r)) = (&args.dot, outcome) {
         if let Some(text) = witness_dot(r) {
-            let stem = job
-                .file
-                .file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_default();
-            let path = dir.join(format!("{stem}.{}.dot", r.model));
+            let path = dir.join(format!("{}.{}.dot", job.dot_name, r.model));
             if let Err(e) = std::fs::write(&path, text) {
                 eprintln!("{}: cannot write: {e}", path.display());
                 stats.errors += 1;

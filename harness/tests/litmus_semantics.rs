@@ -6,6 +6,7 @@
 use scopecheck::litmus::interp::FinalState;
 use scopecheck::litmus::output::state_text;
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestError, TestResult};
+use scopecheck::MemoryModel;
 
 fn run(src: &str) -> TestResult {
     run_with(src, &Options::default())
@@ -130,6 +131,11 @@ fn meaningless_tests_get_located_errors() {
         e.located("t.litmus"),
         "t.litmus:6:1: the condition names `0:s` but P0 has no register `s`"
     );
+    let e = error("C u\n{}\nP0 (atomic_int* x) {\n  int r = 1;\n}\nlocations [0:s;]\n", &o);
+    assert_eq!(
+        e.located("t.litmus"),
+        "t.litmus:1:1: the locations clause names `0:s` but P0 has no register `s`"
+    );
 }
 
 #[test]
@@ -141,7 +147,7 @@ fn scoped_models_and_barriers_are_refused_as_unsupported() {
     let e = error(
         src,
         &Options {
-            model: Some(LitmusModel::Rc11),
+            model: Some(LitmusModel::Engine(MemoryModel::Rc11)),
             ..Options::default()
         },
     );

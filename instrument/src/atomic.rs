@@ -280,6 +280,12 @@ macro_rules! int_atomic {
                 self.fetch_at(RmwOp::And(val as Value), order, scope)
             }
 
+            /// `fetch_nand` at a memory scope.
+            #[track_caller]
+            pub fn fetch_nand_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
+                self.fetch_at(RmwOp::Nand(val as Value), order, scope)
+            }
+
             /// `fetch_or` at a memory scope.
             #[track_caller]
             pub fn fetch_or_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {

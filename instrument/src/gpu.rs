@@ -6,7 +6,7 @@
 
 use crate::rt;
 use crate::thread;
-use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, OpResult, Placement, Scope, SourceLoc, Value};
+use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, Placement, Scope, SourceLoc};
 
 /// The shape of a launch: `grid` blocks of `block` threads, in warps of
 /// `warp_size`, on device `device`.
@@ -151,18 +151,8 @@ where
         cfg.grid > 0 && cfg.block > 0 && cfg.warp_size > 0,
         "scopecheck: a launch needs at least one block, one thread per block and a warp size, got {cfg:?}"
     );
-    let src = SourceLoc::caller();
     // A location names this kernel run, so barrier groups of two launches differ.
-    let kernel_id = match rt::op_at(
-        Op::Alloc {
-            init: 0 as Value,
-            kind: LocKind::Cell,
-        },
-        src,
-    ) {
-        OpResult::Loc(l) => l,
-        r => unreachable!("alloc answered {r:?}"),
-    };
+    let kernel_id = crate::atomic::alloc(0, LocKind::Cell);
     let states: Vec<S> = (0..cfg.grid).map(&shared).collect();
     let kernel = &kernel;
     thread::scope(|s| {

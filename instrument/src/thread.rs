@@ -111,7 +111,8 @@ impl<T> JoinHandle<T> {
 /// A scope for threads that may borrow from the enclosing stack, as
 /// `std::thread::scope`.
 pub struct Scope<'scope, 'env: 'scope> {
-    pending: RefCell<Vec<Tid>>,
+    /// Threads spawned and not joined yet (a handle's `join` removes its own).
+    pending: Rc<RefCell<Vec<Tid>>>,
     _marker: PhantomData<(&'scope mut &'scope (), &'env mut &'env ())>,
 }
 
@@ -119,6 +120,7 @@ pub struct Scope<'scope, 'env: 'scope> {
 pub struct ScopedJoinHandle<'scope, T> {
     thread: Thread,
     result: Slot<T>,
+    pending: Rc<RefCell<Vec<Tid>>>,
     _marker: PhantomData<&'scope ()>,
 }
 
@@ -155,6 +157,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         ScopedJoinHandle {
             thread: Thread { id },
             result,
+            pending: self.pending.clone(),
             _marker: PhantomData,
         }
     }
@@ -165,6 +168,7 @@ impl<T> ScopedJoinHandle<'_, T> {
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
         join_thread(self.thread.id, SourceLoc::caller());
+        self.pending.borrow_mut().retain(|&t| t != self.thread.id);
         match self.result.borrow_mut().take() {
             Some(v) => Ok(v),
             None => Err(Box::new("scopecheck: joined thread produced no result")),
@@ -188,11 +192,11 @@ where
 {
     let src = SourceLoc::caller();
     let s = Scope {
-        pending: RefCell::new(Vec::new()),
+        pending: Rc::new(RefCell::new(Vec::new())),
         _marker: PhantomData,
     };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&s)));
-    // Join what the body did not join (joining twice is harmless: the thread has ended).
+    // Join what the body did not join.
     let pending = std::mem::take(&mut *s.pending.borrow_mut());
     for id in pending {
         join_thread(id, src);

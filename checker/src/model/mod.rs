@@ -51,16 +51,11 @@ impl MemoryModel {
     pub fn from_name(s: &str) -> Option<MemoryModel> {
         match s {
             "sc" => Some(MemoryModel::Sc),
-            "rc11" => Some(MemoryModel::Rc11),
+            "rc11" | "c11" => Some(MemoryModel::Rc11),
             "cpp20" | "c++20" | "rust" => Some(MemoryModel::Cpp20),
             "src11" => Some(MemoryModel::Src11),
             _ => None,
         }
-    }
-
-    /// Whether every atomic access synchronizes like seq_cst.
-    pub fn sc_sync(self) -> bool {
-        self == MemoryModel::Sc
     }
 
     /// The synchronization rules views are computed with.

@@ -8,8 +8,7 @@
 //! by design): it is still reported, but does not fail the run.
 
 use super::interp::FinalState;
-use super::output::state_text;
-use super::run::{TestError, TestResult};
+use super::run::{LitmusModel, TestError, TestResult};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -20,8 +19,8 @@ pub struct Expectation {
     pub path: PathBuf,
     /// The path as written.
     pub path_text: String,
-    /// The model name (`rc11`, `sc`, `opencl`, ...).
-    pub model: String,
+    /// The model (`rc11`, `sc`, `opencl`, ...; aliases such as `c11` parse too).
+    pub model: LitmusModel,
     /// `condition_holds`: the verdict, if recorded.
     pub holds: Option<bool>,
     /// `race_free`, if recorded.
@@ -86,7 +85,7 @@ pub fn parse(text: &str, base: &Path, name: &str) -> Result<Vec<Expectation>, St
         rows.push(Expectation {
             path: std::fs::canonicalize(&path).unwrap_or(path),
             path_text: cols[0].trim().to_string(),
-            model: cols[1].trim().to_ascii_lowercase(),
+            model: cols[1].trim().parse().map_err(|e: String| format!("{name}:{n}: {e}"))?,
             holds: flag(cols[2], "condition_holds")?,
             race_free: flag(cols[3], "race_free")?,
             states,
@@ -110,9 +109,9 @@ pub fn parse_states(s: &str) -> BTreeSet<BTreeSet<String>> {
         .collect()
 }
 
-/// A final state normalised like [`parse_states`] does.
+/// A final state normalised like [`parse_states`] does: `var=value` atoms.
 pub fn normalise(s: &FinalState) -> BTreeSet<String> {
-    parse_states(&state_text(s)).into_iter().next().unwrap_or_default()
+    s.iter().map(|(v, x)| format!("{v}={x}")).collect()
 }
 
 /// How a result compares with its expectation.
@@ -120,12 +119,18 @@ pub fn normalise(s: &FinalState) -> BTreeSet<String> {
 pub enum Verdict {
     /// Everything recorded agrees.
     Agrees,
+    /// The row records no answer (every cell empty), so there is nothing to
+    /// compare; the test still ran.
+    Unrecorded,
     /// Something differs; each string says what.
     Disagrees(Vec<String>),
 }
 
 /// Compares a test's outcome (a result or an error) with its expectation row.
 pub fn compare(e: &Expectation, outcome: &Result<TestResult, TestError>) -> Verdict {
+    if e.holds.is_none() && e.race_free.is_none() && e.states.is_none() {
+        return Verdict::Unrecorded;
+    }
     let r = match outcome {
         Ok(r) => r,
         Err(err) => return Verdict::Disagrees(vec![format!("no result: {}", err.located(&e.path_text))]),
@@ -169,18 +174,18 @@ pub fn compare(e: &Expectation, outcome: &Result<TestResult, TestError>) -> Verd
 
 /// The row for `file` under `model`, if any (paths are compared after
 /// canonicalisation, so `./a/../b.litmus` finds `b.litmus`).
-pub fn find<'a>(rows: &'a [Expectation], file: &Path, model: &str) -> Option<&'a Expectation> {
+pub fn find<'a>(rows: &'a [Expectation], file: &Path, model: LitmusModel) -> Option<&'a Expectation> {
     let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     rows.iter().find(|r| r.model == model && r.path == want)
 }
 
 /// The models the rows for `file` name, in row order, without repeats.
-pub fn models_of(rows: &[Expectation], file: &Path) -> Vec<String> {
+pub fn models_of(rows: &[Expectation], file: &Path) -> Vec<LitmusModel> {
     let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<LitmusModel> = Vec::new();
     for r in rows.iter().filter(|r| r.path == want) {
         if !out.contains(&r.model) {
-            out.push(r.model.clone());
+            out.push(r.model);
         }
     }
     out

@@ -493,20 +493,26 @@ impl ThreadRun<'_, '_> {
 
     /// The engine location an address expression points to.
     fn loc_of(&mut self, e: &Expr) -> Loc {
-        match self.expr(e) {
+        let v = self.expr(e);
+        self.loc_at(v, e.pos)
+    }
+
+    /// The engine location an address value points to (`pos` for errors).
+    fn loc_at(&mut self, v: Val, pos: Pos) -> Loc {
+        match v {
             Val::Addr { base, offset } => {
                 let elems = &self.locs[base as usize];
                 if offset < 0 || offset as usize >= elems.len() {
                     let (name, n) = &self.prog.layout.names[base as usize];
                     test_error!(
                         self,
-                        e.pos,
+                        pos,
                         "`{name}` has {n} element(s); element {offset} is out of bounds"
                     )
                 }
                 elems[offset as usize]
             }
-            Val::Int(i) => test_error!(self, e.pos, "dereferences the integer {i}, not an address"),
+            Val::Int(i) => test_error!(self, pos, "dereferences the integer {i}, not an address"),
         }
     }
 
@@ -522,11 +528,9 @@ impl ThreadRun<'_, '_> {
                 decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
             }
             ExprKind::Index(a, i) => {
-                let at = Expr {
-                    kind: ExprKind::Binary(BinOp::Add, a.clone(), i.clone()),
-                    pos: e.pos,
-                };
-                let loc = self.loc_of(&at);
+                let (base, index) = (self.expr(a), self.expr(i));
+                let at = self.binary(BinOp::Add, base, index, e.pos);
+                let loc = self.loc_at(at, e.pos);
                 decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
             }
             ExprKind::AddrOf(n) => match self.prog.layout.addr(n) {

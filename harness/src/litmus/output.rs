@@ -142,7 +142,7 @@ pub fn herd_text(r: &TestResult) -> String {
         }
     }
     for f in &r.failures {
-        let _ = writeln!(o, "Failure {:?}: {}", f.kind, f.message);
+        let _ = writeln!(o, "Failure {}: {}", f.kind.name(), f.message);
     }
     for n in &r.notes {
         let _ = writeln!(o, "Note {n}");
@@ -153,14 +153,7 @@ pub fn herd_text(r: &TestResult) -> String {
 /// A race in the test's own names: `data race on x: store(na) x := 1 (P0,
 /// file:13:2) and load(na) x = 0 (P1, file:21:9)`.
 pub fn race_text(r: &TestResult, f: &Failure) -> String {
-    let name_of = |l: Loc| -> String {
-        if l.thread() == 0 {
-            if let Some(n) = r.loc_names.get(l.seq() as usize) {
-                return n.clone();
-            }
-        }
-        l.to_string()
-    };
+    let name_of = |l: Loc| -> String { r.loc_name(l).map_or_else(|| l.to_string(), str::to_string) };
     let loc = f.events.first().and_then(|e| f.graph.event(e.id).loc());
     let heterogeneous = f.kind == FailureKind::HeterogeneousRace;
     let what = |e: &scopecheck_checker::failure::EventInfo| -> String {
@@ -193,9 +186,9 @@ pub fn race_text(r: &TestResult, f: &Failure) -> String {
     } else {
         // Under a scoped model the engine says which release was too narrow.
         let narrow = f
-            .message
-            .split_once("neither happens before the other; ")
-            .map(|(_, why)| {
+            .cause
+            .as_deref()
+            .map(|why| {
                 let fix = rename_threads(r, f.fix.as_deref().unwrap_or(""));
                 format!("; {}; fix: {fix}", rename_threads(r, why))
             })
@@ -256,7 +249,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
     let failures: Vec<Json> = r
         .failures
         .iter()
-        .map(|f| json!({ "kind": format!("{:?}", f.kind), "message": f.message, "token": f.token }))
+        .map(|f| json!({ "kind": f.kind.name(), "message": f.message, "token": f.token }))
         .collect();
     json!({
         "file": file,
@@ -301,8 +294,7 @@ pub fn witness_dot(r: &TestResult) -> Option<String> {
         r.witness_state.as_ref().map(state_text).unwrap_or_default()
     );
     // The interpreter's thread 0 allocates every location, in layout order.
-    let loc_name =
-        |l: Loc| -> Option<String> { (l.thread() == 0).then(|| r.loc_names.get(l.seq() as usize).cloned())? };
+    let loc_name = |l: Loc| -> Option<String> { r.loc_name(l).map(str::to_string) };
     let thread_name = |t: ThreadId| -> Option<String> { Some(r.thread_name(t)) };
     Some(dot::render(
         g,

@@ -13,17 +13,12 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// The models a litmus test can be checked under.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The models a litmus test can be checked under: any model of the engine,
+/// or OpenCL's (not built yet; see `docs/opencl-model.md`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LitmusModel {
-    /// Sequential consistency.
-    Sc,
-    /// RC11 as published (Lahav et al., PLDI 2017): herd's `rc11.cat`.
-    Rc11,
-    /// C++20's model (RC11 with C++20 release sequences), which Rust uses.
-    Cpp20,
-    /// Scoped RC11 (DESIGN.md 3.4).
-    Src11,
+    /// A model the engine explores under (`sc`, `rc11`, `cpp20`, `src11`).
+    Engine(MemoryModel),
     /// OpenCL 2.0's scoped C11, as herd's `opencl.cat` has it.
     OpenCl,
 }
@@ -32,10 +27,7 @@ impl LitmusModel {
     /// The name used on the command line and in expectation files.
     pub fn name(self) -> &'static str {
         match self {
-            LitmusModel::Sc => "sc",
-            LitmusModel::Rc11 => "rc11",
-            LitmusModel::Cpp20 => "cpp20",
-            LitmusModel::Src11 => "src11",
+            LitmusModel::Engine(m) => m.name(),
             LitmusModel::OpenCl => "opencl",
         }
     }
@@ -43,7 +35,7 @@ impl LitmusModel {
     /// The model a test's dialect implies: `rc11` for C, `opencl` for OpenCL.
     pub fn default_for(arch: Arch) -> LitmusModel {
         match arch {
-            Arch::C => LitmusModel::Rc11,
+            Arch::C => LitmusModel::Engine(MemoryModel::Rc11),
             Arch::OpenCl => LitmusModel::OpenCl,
         }
     }
@@ -58,16 +50,13 @@ impl fmt::Display for LitmusModel {
 impl FromStr for LitmusModel {
     type Err = String;
     fn from_str(s: &str) -> Result<LitmusModel, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "sc" => Ok(LitmusModel::Sc),
-            "rc11" | "c11" => Ok(LitmusModel::Rc11),
-            "cpp20" | "c++20" | "rust" => Ok(LitmusModel::Cpp20),
-            "src11" => Ok(LitmusModel::Src11),
-            "opencl" => Ok(LitmusModel::OpenCl),
-            _ => Err(format!(
-                "unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"
-            )),
+        let lower = s.to_ascii_lowercase();
+        if lower == "opencl" {
+            return Ok(LitmusModel::OpenCl);
         }
+        MemoryModel::from_name(&lower)
+            .map(LitmusModel::Engine)
+            .ok_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"))
     }
 }
 
@@ -155,8 +144,6 @@ pub struct TestResult {
     pub model: LitmusModel,
     /// The condition, if the test has one.
     pub condition: Option<Condition>,
-    /// The observed variables, in herd's order.
-    pub observed: Vec<StateVar>,
     /// Each distinct final state with the number of executions ending in it.
     pub states: BTreeMap<FinalState, u64>,
     /// Executions whose final state satisfies the condition's proposition.
@@ -230,6 +217,11 @@ impl TestResult {
         }
     }
 
+    /// The litmus name of location `l` (`x`, `y[1]`), if the test allocated it.
+    pub fn loc_name(&self, l: scopecheck_checker::event::Loc) -> Option<&str> {
+        (l.thread() == 0).then(|| self.loc_names.get(l.seq() as usize).map(String::as_str))?
+    }
+
     /// Whether no execution has a data race.
     pub fn race_free(&self) -> bool {
         self.racy_executions == 0
@@ -254,7 +246,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
     let notes = validate(test, model)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
-    let mut observed: Vec<StateVar> = test
+    let observed: Vec<StateVar> = test
         .condition
         .iter()
         .flat_map(|c| prop_vars(&c.prop))
@@ -262,7 +254,6 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    observed.sort();
     // One leak per checked file: events carry `&'static str` file names.
     let file_static: &'static str = Box::leak(file.to_string().into_boxed_str());
     let prog = Program {
@@ -276,12 +267,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             Arch::OpenCl => scopecheck_checker::event::Scope::Device,
         },
     };
-    let engine_model = match model {
-        LitmusModel::Sc => MemoryModel::Sc,
-        LitmusModel::Rc11 => MemoryModel::Rc11,
-        LitmusModel::Cpp20 => MemoryModel::Cpp20,
-        LitmusModel::Src11 => MemoryModel::Src11,
-        LitmusModel::OpenCl => unreachable!("refused by validate"),
+    let LitmusModel::Engine(engine_model) = model else {
+        unreachable!("validate refuses the opencl model")
     };
     let config = RunConfig {
         model: engine_model,
@@ -344,7 +331,6 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         name: test.name.clone(),
         model,
         condition: test.condition.clone(),
-        observed,
         states: seen.states,
         positive: seen.positive,
         negative: seen.negative,
@@ -447,28 +433,35 @@ fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
             }
         }
     }
-    if let Some(c) = &test.condition {
-        for v in prop_vars(&c.prop).iter().chain(test.locations.iter()) {
-            if let StateVar::Reg { thread, reg } = v {
-                match regs_of.get(thread) {
-                    None => {
-                        return Err(TestError::Invalid {
-                            pos: c.pos,
-                            message: format!("the condition names `{v}` but the test has no thread P{thread}"),
-                        })
-                    }
-                    Some(rs) if !rs.contains(reg) => {
-                        return Err(TestError::Invalid {
-                            pos: c.pos,
-                            message: format!("the condition names `{v}` but P{thread} has no register `{reg}`"),
-                        })
-                    }
-                    Some(_) => {}
+    // Every register the condition or the `locations` clause names exists.
+    // (The AST keeps no position for `locations` entries: they are reported
+    // at the condition, or at the top of the file without one.)
+    let at = test.condition.as_ref().map_or(Pos { line: 1, col: 1 }, |c| c.pos);
+    let named = test
+        .condition
+        .iter()
+        .flat_map(|c| prop_vars(&c.prop).into_iter().map(|v| (v, "the condition")))
+        .chain(test.locations.iter().map(|v| (v.clone(), "the locations clause")));
+    for (v, clause) in named {
+        if let StateVar::Reg { thread, reg } = &v {
+            match regs_of.get(thread) {
+                None => {
+                    return Err(TestError::Invalid {
+                        pos: at,
+                        message: format!("{clause} names `{v}` but the test has no thread P{thread}"),
+                    })
                 }
+                Some(rs) if !rs.contains(reg) => {
+                    return Err(TestError::Invalid {
+                        pos: at,
+                        message: format!("{clause} names `{v}` but P{thread} has no register `{reg}`"),
+                    })
+                }
+                Some(_) => {}
             }
         }
     }
-    if (scoped || test.arch == Arch::OpenCl) && model != LitmusModel::Src11 {
+    if (scoped || test.arch == Arch::OpenCl) && model != LitmusModel::Engine(MemoryModel::Src11) {
         notes.push(format!(
             "scopes and placements are ignored under {model}: every access acts at system scope"
         ));

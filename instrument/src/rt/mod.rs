@@ -246,12 +246,6 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     }
 }
 
-/// Spawns a model thread running `f`; returns its id.
-#[track_caller]
-pub fn spawn(f: Box<dyn FnOnce()>) -> ThreadId {
-    spawn_at(f, Placement::HOST, SourceLoc::caller())
-}
-
 /// Spawns a model thread running `f` at `placement` (a GPU thread's device,
 /// block, warp and lane); returns its id.
 pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> ThreadId {
@@ -294,23 +288,6 @@ pub fn discard() -> ! {
     }
     suspend(Yield::Discard);
     unreachable!("a discarded model thread was resumed");
-}
-
-/// The racing pairs of source lines in the current execution so far (see
-/// `scopecheck_checker::races`).
-#[track_caller]
-pub fn current_races() -> Vec<(SourceLoc, SourceLoc)> {
-    if CURRENT.with(|c| c.get()).is_none() {
-        outside_model("current_races")
-    }
-    with_shared(|s| {
-        let g = &s.engine.graph;
-        s.engine
-            .current_races()
-            .into_iter()
-            .map(|(a, b)| (g.event(a).src, g.event(b).src))
-            .collect()
-    })
 }
 
 /// A copy of the current execution graph (for drawing a witness).
@@ -589,7 +566,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
                         outcome = resume(&mut th, t, Resume::Go);
                     }
                     ThreadStatus::Op(op, src) => {
-                        let r = with_shared(|s| s.engine.visible(t, &op, src));
+                        let r = with_shared(|s| s.engine.visible(t, &op, src, &th.status));
                         match r {
                             Ok(Some(res)) => outcome = resume(&mut th, t, Resume::Result(res)),
                             Ok(None) => {}
