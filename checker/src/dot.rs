@@ -178,7 +178,9 @@ pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
         let mut list = Vec::new();
         for (i, e) in events.iter().enumerate() {
             let what = match &e.kind {
-                EventKind::Start { .. } | EventKind::End | EventKind::Alloc { .. } => continue,
+                EventKind::Start { .. } | EventKind::End | EventKind::Alloc { .. } | EventKind::Observe { .. } => {
+                    continue
+                }
                 EventKind::Write(w) if w.rmw && i > 0 => continue,
                 EventKind::Spawn { child } => format!("spawn {}", thread_name(*child)),
                 EventKind::Join { target } => format!("join {}", thread_name(*target)),

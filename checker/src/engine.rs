@@ -6,6 +6,7 @@
 //! The runtime (in the `instrument` crate) owns the coroutines and calls the
 //! engine; the engine knows nothing about them.
 
+use crate::drfrlx::RlxClass;
 use crate::event::*;
 use crate::explore::Strategy;
 use crate::failure::{EventInfo, Failure, FailureKind};
@@ -165,6 +166,9 @@ pub struct Engine {
     pub races: RaceLog,
     /// The scope of the operation being performed (events take it).
     cur_scope: Scope,
+    /// Per thread, the DRFrlx class the runtime announced for the thread's
+    /// next access (its read and write events take it).
+    next_class: Vec<Option<RlxClass>>,
 }
 
 impl Engine {
@@ -181,6 +185,7 @@ impl Engine {
             replay_next: 0,
             races: RaceLog::default(),
             cur_scope: Scope::System,
+            next_class: Vec::new(),
         }
     }
 
@@ -195,6 +200,9 @@ impl Engine {
             return false;
         }
         self.threads.clear();
+        // A thread abandoned in the middle of a classified access must not
+        // pass the class on to its first access of the next execution.
+        self.next_class.clear();
         // Replay in an order compatible with po and rf: a read revisited by a
         // later-added write must not run before that write's prefix has run,
         // or the real memory its thread touches next would be stale.
@@ -342,10 +350,36 @@ impl Engine {
         self.stats.events_added += 1;
     }
 
+    /// The index the next event of thread `t` takes (while a thread replays
+    /// a kept graph, its later events are already in the graph).
+    pub fn cursor(&self, t: ThreadId) -> u32 {
+        self.threads.get(t as usize).map_or(0, |r| r.cursor)
+    }
+
+    /// Announces the DRFrlx class of thread `t`'s next access (`None`: the
+    /// access is not classified). The runtime sets it before a classified
+    /// operation and clears it after; events added for `t` in between take it.
+    pub fn set_next_class(&mut self, t: ThreadId, class: Option<RlxClass>) {
+        let i = t as usize;
+        if self.next_class.len() <= i {
+            if class.is_none() {
+                return;
+            }
+            self.next_class.resize(i + 1, None);
+        }
+        self.next_class[i] = class;
+    }
+
     fn push(&mut self, t: ThreadId, kind: EventKind, src: SourceLoc, added_max: bool) -> EventId {
         let scope = self.cur_scope;
         let views = self.graph.compute_views(t, &kind, scope, self.model.sync_rules());
+        let access = matches!(kind, EventKind::Read(_) | EventKind::Write(_));
         let id = self.graph.push_event(t, kind, src, scope, views, added_max);
+        if access {
+            if let Some(c) = self.next_class.get(t as usize).copied().flatten() {
+                self.graph.event_mut(id).rlx = Some(c);
+            }
+        }
         self.rt(t).cursor = id.index + 1;
         self.stats.events_added += 1;
         id
@@ -365,6 +399,7 @@ impl Engine {
                     OpResult::Loc(*loc)
                 }
                 (Op::Fence { .. }, EventKind::Fence { .. }) => OpResult::Done,
+                (Op::Observe { of }, EventKind::Observe { of: o2 }) if of == o2 => OpResult::Done,
                 (Op::CellAccess { loc, .. }, EventKind::Cell { loc: l2, .. }) if loc == l2 => OpResult::Done,
                 (Op::Spawn { .. }, EventKind::Spawn { child }) => {
                     let child = *child;
@@ -392,6 +427,19 @@ impl Engine {
                     return Err(Stop::Moot);
                 }
                 self.declarative_check()?;
+                Ok(OpResult::Done)
+            }
+            Op::Observe { of } => {
+                if of.thread != t || !self.graph.contains(of) {
+                    return Err(Stop::Failure(self.failure(
+                        FailureKind::Internal,
+                        format!("thread {t} observed {of:?} at {src}, which is not one of its own events"),
+                        Some(t),
+                        vec![],
+                        Some(src),
+                    )));
+                }
+                self.push(t, EventKind::Observe { of }, src, true);
                 Ok(OpResult::Done)
             }
             Op::CellAccess { loc, write } => {
@@ -1325,6 +1373,11 @@ impl Engine {
             .graph
             .compute_views(t, &wk, self.cur_scope, self.model.sync_rules());
         let wid = self.graph.push_event(t, wk, src, self.cur_scope, views, false);
+        // The strategy may keep this graph as a revisit: its events carry
+        // the thread's DRFrlx class like those `push` adds.
+        let class = self.next_class.get(t as usize).copied().flatten();
+        self.graph.event_mut(rid).rlx = class;
+        self.graph.event_mut(wid).rlx = class;
         let pos = self.graph.mo_position(loc, w) + 1;
         self.graph.insert_mo(loc, wid, pos);
         self.strategy.write_added(&self.graph, wid, self.model);

@@ -440,6 +440,13 @@ pub enum Op {
         /// How many threads the group has.
         size: u32,
     },
+    /// The thread used the value an earlier access of its own returned
+    /// (DRFrlx observability: unwrapping a commutative or speculative
+    /// result; seed 004 section 3.2.3 and 3.5.3).
+    Observe {
+        /// The access whose value was used (an RMW's read part).
+        of: EventId,
+    },
 }
 
 /// A group of threads that meets at barriers: the threads of one block,
@@ -537,6 +544,14 @@ pub enum EventKind {
         instance: u32,
         /// The other members' last events before the barrier.
         partners: Vec<EventId>,
+    },
+    /// Used the value returned by `of`, an earlier access of the same
+    /// thread (DRFrlx observability). It orders nothing; it is in po so that
+    /// a revisit that drops the events after a read also drops the
+    /// observations made after it.
+    Observe {
+        /// The access observed.
+        of: EventId,
     },
     /// Allocated `loc`.
     Alloc {
@@ -678,6 +693,10 @@ pub struct Event {
     pub added_max: bool,
     /// Whether a backward revisit may still delete or change it.
     pub revisitable: bool,
+    /// The DRFrlx class of a relaxed atomic access, when the program gave one
+    /// (seed 004; `None` for every other event, and for unclassified relaxed
+    /// atomics).
+    pub rlx: Option<crate::drfrlx::RlxClass>,
 }
 
 impl Event {
@@ -747,6 +766,7 @@ impl Event {
                 w.value
             ),
             EventKind::Fence { order } => format!("fence({})", order.short()),
+            EventKind::Observe { of } => format!("observe {of:?}"),
             EventKind::Cell { loc, write } => {
                 format!("{} {loc}", if *write { "cell write" } else { "cell read" })
             }

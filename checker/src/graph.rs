@@ -564,6 +564,7 @@ impl ExecutionGraph {
             scoped: views.scoped,
             added_max,
             revisitable: true,
+            rlx: None,
         });
         self.next_stamp += 1;
         id

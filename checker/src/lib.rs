@@ -8,6 +8,7 @@
 
 pub mod clock;
 pub mod dot;
+pub mod drfrlx;
 pub mod engine;
 pub mod event;
 pub mod explore;

@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod drfrlx;
 pub mod litmus;
 pub mod model;
 pub mod report;

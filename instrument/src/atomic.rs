@@ -60,7 +60,7 @@ pub(crate) fn alloc(v: Value, kind: LocKind) -> Loc {
 /// The raw operations every atomic type is built on.
 pub(crate) struct RawAtomic {
     pub(crate) loc: Loc,
-    ty: ValueType,
+    pub(crate) ty: ValueType,
 }
 
 impl RawAtomic {
@@ -220,6 +220,17 @@ macro_rules! int_atomic {
             pub fn load(&self, order: Ordering) -> $int {
                 self.flush();
                 Self::from_value(self.raw.load(load_order(order)))
+            }
+
+            /// This atomic's relaxed operations with a DRFrlx class (seed
+            /// 004): `counter.rlx(Class::Commutative).fetch_add(1)`. Pass
+            /// `None` for an unclassified relaxed atomic whose returned values
+            /// the checker should still track (class inference is then
+            /// precise about observations).
+            #[track_caller]
+            pub fn rlx(&self, class: impl Into<Option<crate::drfrlx::Class>>) -> crate::drfrlx::Rlx<'_, $int> {
+                self.flush();
+                crate::drfrlx::Rlx::new(&self.raw, class.into())
             }
 
             /// Stores a value.
@@ -557,6 +568,15 @@ impl AtomicBool {
     pub fn load(&self, order: Ordering) -> bool {
         self.flush();
         self.raw.load(load_order(order)) != 0
+    }
+
+    /// This flag's relaxed operations with a DRFrlx class (seed 004):
+    /// `stop.rlx(Class::NonOrdering).load()`; `None` for an unclassified but
+    /// tracked relaxed access.
+    #[track_caller]
+    pub fn rlx(&self, class: impl Into<Option<crate::drfrlx::Class>>) -> crate::drfrlx::Rlx<'_, bool> {
+        self.flush();
+        crate::drfrlx::Rlx::new(&self.raw, class.into())
     }
 
     /// Stores a value.

@@ -8,6 +8,7 @@
 
 pub mod atomic;
 pub mod cell;
+pub mod drfrlx;
 pub mod gpu;
 pub mod hint;
 pub mod rt;

@@ -12,8 +12,9 @@ mod stacks;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
-use scopecheck_checker::event::{Op, OpResult, Placement, SourceLoc, ThreadId};
+use scopecheck_checker::event::{EventId, EventKind, Op, OpResult, Placement, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
@@ -228,6 +229,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Op::Spawn { .. } => "thread::spawn",
             Op::Join { .. } => "JoinHandle::join",
             Op::Barrier { .. } => "gpu barrier",
+            Op::Observe { .. } => "observing a DRFrlx value",
         })
     };
     if unwinding() {
@@ -290,6 +292,47 @@ pub fn discard() -> ! {
     unreachable!("a discarded model thread was resumed");
 }
 
+/// Announces the DRFrlx class of the calling thread's next access (`None`
+/// clears it). The shim's classified atomics set it around each operation.
+pub fn set_next_class(class: Option<RlxClass>) {
+    let Some(t) = CURRENT.with(|c| c.get()) else { return };
+    if unwinding() {
+        return;
+    }
+    with_shared(|s| s.engine.set_next_class(t, class));
+}
+
+/// The read event of the calling thread's latest load or RMW (the read part
+/// of an RMW), if any: what an `Observed` value points at.
+pub fn last_read() -> Option<EventId> {
+    let t = CURRENT.with(|c| c.get())?;
+    if unwinding() {
+        return None;
+    }
+    with_shared(|s| {
+        let end = s.engine.cursor(t);
+        let evs = s.engine.graph.thread_events(t);
+        (0..end.min(evs.len() as u32))
+            .rev()
+            .find(|&i| matches!(evs[i as usize].kind, EventKind::Read(_)))
+            .map(|i| EventId::new(t, i))
+    })
+}
+
+/// The calling thread used the value read by `of` (DRFrlx observability).
+#[track_caller]
+pub fn observe(of: EventId) {
+    op_at(Op::Observe { of }, SourceLoc::caller());
+}
+
+/// The calling model thread's id and the index its next event takes, if
+/// inside a model (keys choices that must be the same in every
+/// re-execution of the same program path).
+pub fn position() -> Option<(ThreadId, u32)> {
+    let t = CURRENT.with(|c| c.get())?;
+    Some((t, with_shared(|s| s.engine.cursor(t))))
+}
+
 /// A copy of the current execution graph (for drawing a witness).
 #[track_caller]
 pub fn current_graph() -> ExecutionGraph {
@@ -331,6 +374,16 @@ impl Drop for StateGuard {
 /// With a clear message when called inside another model, or with a
 /// malformed replay token.
 pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
+    run_with(config, f, &mut |_, _| {})
+}
+
+/// Like [`run`], calling `on_end` with the graph of every execution that
+/// ended (complete, failed or blocked), before the explorer moves on. The
+/// callback must not use the shim.
+///
+/// # Panics
+/// As [`run`].
+pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd)) -> RunResult {
     if SHARED.with(|s| s.borrow().is_some()) {
         panic!(
             "scopecheck: `scopecheck::model` was called inside another model; nested models are not \
@@ -383,7 +436,10 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
         }
         executions += 1;
         let (end, failure) = run_one(f, &mut pool);
-        with_shared(|s| s.engine.end_execution(end));
+        with_shared(|s| {
+            on_end(&s.engine.graph, end);
+            s.engine.end_execution(end)
+        });
         if let Some(fl) = failure {
             failures.push(fl);
             if failures.len() >= config.max_failures {

@@ -1,0 +1,827 @@
+//! DRFrlx checks (seed 004): classified relaxed atomics, the illegal races
+//! of section 3 judged on SC executions, the quantum-equivalent program run
+//! for real, class inference, and the SC-for-DRFrlx cross-check against a
+//! weak model.
+//!
+//! ```
+//! use scopecheck::drfrlx::{Check, Class};
+//! use scopecheck::sync::atomic::AtomicU32;
+//! use scopecheck::sync::Arc;
+//!
+//! let report = Check::new().explore(|| {
+//!     let hits = Arc::new(AtomicU32::new(0));
+//!     let h = hits.clone();
+//!     let t = scopecheck::thread::spawn(move || h.rlx(Class::Commutative).fetch_add(1).discard());
+//!     hits.rlx(Class::Commutative).fetch_add(1).discard();
+//!     t.join().unwrap();
+//! });
+//! assert!(report.is_legal(), "{report}");
+//! ```
+//!
+//! What runs, in order:
+//! 1. The program under `sc`: every complete execution is judged
+//!    ([`scopecheck_checker::drfrlx::analyze`]) and its final memory kept.
+//! 2. If it has quantum accesses, the quantum-equivalent program: quantum
+//!    loads return, and quantum stores write, values chosen from each
+//!    location's domain (its initial value, every value the program wrote
+//!    to it in step 1, and [`Check::quantum_values`]); every combination of
+//!    choices is explored, each under `sc`. Its executions replace step 1's
+//!    for judging races and for the SC results, and its assertion failures
+//!    are reported (section 3.4.3).
+//! 3. The program under the weak model ([`Check::weak_model`], unpaired
+//!    accesses as `SeqCst`, see [`scopecheck_instrument::drfrlx::set_unpaired_order`]):
+//!    a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
+//!    blamed on the illegal races or quantum accesses found. With neither,
+//!    it would contradict the DRFrlx theorem: the report says it is a
+//!    checker bug.
+//! 4. Class inference for unclassified relaxed atomics (and, on request, for
+//!    classified ones): each line is judged under each class with the other
+//!    unclassified ones taken as paired.
+
+use scopecheck_checker::drfrlx::{analyze, ClassOverride, IllegalRace};
+use scopecheck_checker::event::{EventKind, Loc, LocKind, Order, SourceLoc, Value};
+use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::{ExecutionEnd, Failure, MemoryModel};
+use scopecheck_instrument::drfrlx as shim;
+use scopecheck_instrument::drfrlx::{ChoiceKey, QuantumPlan};
+use scopecheck_instrument::rt::{self, RunConfig, StrategyChoice};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+
+pub use scopecheck_checker::drfrlx::{AccessClass, RaceKind};
+pub use scopecheck_instrument::drfrlx::{Class, Observed, Rlx, RlxInt, RlxValue};
+
+/// Which relaxed atomics class inference judges.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Infer {
+    /// None.
+    Off,
+    /// Relaxed atomics without a class (the default).
+    Unclassified,
+    /// Every relaxed atomic, classified or not.
+    All,
+}
+
+/// A DRFrlx check's settings, with public fields like [`crate::Builder`].
+#[derive(Clone, Debug)]
+pub struct Check {
+    /// The model of step 3 (default `rc11`).
+    pub weak_model: MemoryModel,
+    /// Extra values every quantum location's domain holds.
+    pub quantum_values: Vec<Value>,
+    /// Which atomics class inference judges.
+    pub infer: Infer,
+    /// Give up (with a note) beyond this many quantum choice combinations.
+    pub max_quantum_programs: u64,
+    /// Give up on inference (with a note) beyond this many judged executions.
+    pub max_kept_graphs: usize,
+    /// Steps one thread may take in one execution.
+    pub max_steps: u64,
+    /// Stack size of each model thread.
+    pub stack_size: usize,
+}
+
+impl Default for Check {
+    fn default() -> Check {
+        Check::new()
+    }
+}
+
+/// A racing pair of lines that is illegal under DRFrlx.
+#[derive(Clone, Debug)]
+pub struct RaceReport {
+    /// The race's kind (the first that applies).
+    pub kind: RaceKind,
+    /// Every kind that applies.
+    pub kinds: Vec<RaceKind>,
+    /// The access first in the SC order, and its class.
+    pub first: (SourceLoc, AccessClass),
+    /// The second access, and its class.
+    pub second: (SourceLoc, AccessClass),
+    /// Why the pair is illegal.
+    pub why: String,
+    /// For a non-ordering race, the ordering path and why no valid path exists.
+    pub path: Option<Vec<String>>,
+    /// SC executions with this race.
+    pub executions: u64,
+    /// Whether it was found in the quantum-equivalent program.
+    pub quantum_equivalent: bool,
+}
+
+/// A weak-model final memory no SC execution has.
+#[derive(Clone, Debug)]
+pub struct NonScOutcome {
+    /// Each atomic location (named by the line that created it) and its final value.
+    pub state: Vec<(String, Value)>,
+    /// What allows it: the illegal races and quantum accesses found. Empty
+    /// means the DRFrlx theorem failed, a checker bug.
+    pub blamed: Vec<String>,
+}
+
+/// What inference says about one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Suggestion {
+    /// The most permissive class under which the program is legal.
+    Class(Class),
+    /// No relaxed class works, paired does.
+    MustBePaired,
+    /// No class at all makes the program legal: other races remain.
+    Nothing,
+}
+
+/// Class inference for the relaxed atomics at one line.
+#[derive(Clone, Debug)]
+pub struct Inference {
+    /// The line.
+    pub site: SourceLoc,
+    /// The class the program gives it (`None`: unclassified).
+    pub given: Option<Class>,
+    /// Every class under which the program has no illegal race, most
+    /// permissive first.
+    pub legal: Vec<Class>,
+    /// Whether paired (an order stronger than relaxed) makes it legal.
+    pub paired_legal: bool,
+    /// The suggestion.
+    pub suggestion: Suggestion,
+    /// Whether quantum was tried (only for accesses through `rlx(..)`, whose
+    /// values the quantum-equivalent program can replace).
+    pub quantum_tried: bool,
+    /// The other lines judged with it (they access a common location).
+    pub together: Vec<SourceLoc>,
+}
+
+/// What a DRFrlx check found.
+#[derive(Clone, Debug, Default)]
+pub struct DrfReport {
+    /// Illegal races, one per kind and pair of lines.
+    pub races: Vec<RaceReport>,
+    /// Complete SC executions of the program.
+    pub sc_executions: u64,
+    /// Combinations of quantum choices explored (0 without quantum accesses).
+    pub quantum_programs: u64,
+    /// Complete SC executions of the quantum-equivalent program, over all combinations.
+    pub quantum_executions: u64,
+    /// Complete executions under the weak model.
+    pub weak_executions: u64,
+    /// Failures (panics, assertions, deadlocks) of the SC runs: of the
+    /// quantum-equivalent program when there are quantum accesses.
+    pub failures: Vec<Failure>,
+    /// Weak-model final memories no SC execution has.
+    pub non_sc: Vec<NonScOutcome>,
+    /// Class inference, per line.
+    pub inferences: Vec<Inference>,
+    /// Limits reached and other remarks.
+    pub notes: Vec<String>,
+}
+
+impl DrfReport {
+    /// No illegal race and no failure (non-SC outcomes follow from races,
+    /// except a checker bug, which is a failure too).
+    pub fn is_legal(&self) -> bool {
+        self.races.is_empty() && self.failures.is_empty() && self.non_sc.iter().all(|o| !o.blamed.is_empty())
+    }
+
+    /// The kinds of the races found, sorted, without repetition.
+    pub fn race_kinds(&self) -> Vec<RaceKind> {
+        let s: BTreeSet<RaceKind> = self.races.iter().map(|r| r.kind).collect();
+        s.into_iter().collect()
+    }
+
+    /// The inference for the line `line` of file ending in `file`.
+    pub fn inference_at(&self, file: &str, line: u32) -> Option<&Inference> {
+        self.inferences
+            .iter()
+            .find(|i| i.site.line() == line && i.site.file().ends_with(file))
+    }
+}
+
+/// Final memory: each atomic location and its mo-last value.
+type State = BTreeMap<Loc, Value>;
+
+fn final_state(g: &ExecutionGraph) -> State {
+    g.locs()
+        .filter(|(_, d)| d.kind == LocKind::Atomic)
+        .map(|(&l, _)| (l, g.write_value(l, g.mo_max(l))))
+        .collect()
+}
+
+/// What one judged exploration (of the program or of its quantum-equivalent
+/// program) produced.
+#[derive(Default)]
+struct Judged {
+    races: Vec<(IllegalRace, u64)>,
+    executions: u64,
+    programs: u64,
+    failures: Vec<Failure>,
+    results: BTreeSet<State>,
+    graphs: Vec<ExecutionGraph>,
+    graphs_dropped: bool,
+    written: HashMap<Loc, BTreeSet<Value>>,
+    unclassified_sites: BTreeSet<SourceLoc>,
+    classified_sites: BTreeMap<SourceLoc, Class>,
+    /// The locations each relaxed line accessed.
+    site_locs: BTreeMap<SourceLoc, BTreeSet<Loc>>,
+    quantum_sites: BTreeSet<SourceLoc>,
+    weak_paired: bool,
+    internal: Vec<String>,
+    incomplete: Vec<String>,
+    /// Quantum choice points whose value some execution can tell: a
+    /// returned value the thread observed, a written value that a
+    /// non-quantum read reads or that ends in memory.
+    relevant: BTreeSet<ChoiceKey>,
+}
+
+impl Judged {
+    fn add_race(&mut self, r: IllegalRace) {
+        if let Some(e) = self.races.iter_mut().find(|(x, _)| {
+            x.kind == r.kind
+                && ((x.first_src == r.first_src && x.second_src == r.second_src)
+                    || (x.first_src == r.second_src && x.second_src == r.first_src))
+        }) {
+            e.1 += 1;
+        } else {
+            self.races.push((r, 1));
+        }
+    }
+}
+
+impl Check {
+    /// The defaults: `rc11` as the weak model, inference for unclassified
+    /// atomics.
+    pub fn new() -> Check {
+        let d = RunConfig::default();
+        Check {
+            weak_model: MemoryModel::Rc11,
+            quantum_values: Vec::new(),
+            infer: Infer::Unclassified,
+            max_quantum_programs: 20_000,
+            max_kept_graphs: 20_000,
+            max_steps: d.max_steps,
+            stack_size: d.stack_size,
+        }
+    }
+
+    fn config(&self, model: MemoryModel) -> RunConfig {
+        RunConfig {
+            model,
+            strategy: StrategyChoice::Exhaustive,
+            max_executions: None,
+            max_duration: None,
+            max_steps: self.max_steps,
+            stack_size: self.stack_size,
+            max_failures: 64,
+            // Keep exploring through the engine's own race reports: DRFrlx
+            // judges races itself, on hb1.
+            record_races: true,
+        }
+    }
+
+    /// One exhaustive `sc` exploration, each complete execution judged with `classes`.
+    fn judge_once(&self, f: &dyn Fn(), classes: &ClassOverride, keep: bool, out: &mut Judged) {
+        let config = self.config(MemoryModel::Sc);
+        let mut on_end = |g: &ExecutionGraph, end: ExecutionEnd| {
+            note_relevant(g, &mut out.relevant);
+            if end != ExecutionEnd::Complete {
+                return;
+            }
+            out.executions += 1;
+            match analyze(g, classes) {
+                Ok(rs) => rs.into_iter().for_each(|r| out.add_race(r)),
+                Err(e) => out.internal.push(e),
+            }
+            out.results.insert(final_state(g));
+            for (_, e) in g.events() {
+                if let EventKind::Write(w) = &e.kind {
+                    out.written.entry(w.loc).or_default().insert(w.value);
+                }
+                let order = match &e.kind {
+                    EventKind::Read(r) => r.rmw.map_or(r.order, |(_, _, s, _)| s),
+                    EventKind::Write(w) if !w.rmw => w.order,
+                    _ => continue,
+                };
+                if order == Order::Relaxed {
+                    if let Some(l) = e.loc() {
+                        out.site_locs.entry(e.src).or_default().insert(l);
+                    }
+                }
+                match order {
+                    Order::Relaxed => match e.rlx {
+                        Some(c) => {
+                            out.classified_sites.insert(e.src, c);
+                            if c == Class::Quantum {
+                                out.quantum_sites.insert(e.src);
+                            }
+                        }
+                        None => {
+                            out.unclassified_sites.insert(e.src);
+                        }
+                    },
+                    Order::Acquire | Order::Release | Order::AcqRel => out.weak_paired = true,
+                    _ => {}
+                }
+            }
+            if keep {
+                if out.graphs.len() < self.max_kept_graphs {
+                    out.graphs.push(g.clone());
+                } else {
+                    out.graphs_dropped = true;
+                }
+            }
+        };
+        let r = rt::run_with(&config, f, &mut on_end);
+        // One report per kind of failure and line: the quantum-equivalent
+        // program fails the same assertion under many choices.
+        for fl in r.failures {
+            if !out
+                .failures
+                .iter()
+                .any(|o| o.kind == fl.kind && o.location == fl.location)
+            {
+                out.failures.push(fl);
+            }
+        }
+        if let Some(why) = r.incomplete_reason {
+            out.incomplete.push(format!("an SC exploration {why}"));
+        }
+    }
+
+    /// Every combination of quantum choices, each explored under `sc`.
+    fn judge_quantum(
+        &self,
+        f: &dyn Fn(),
+        classes: &ClassOverride,
+        domains: &HashMap<Loc, Vec<Value>>,
+        keep: bool,
+    ) -> Judged {
+        let mut out = Judged::default();
+        let mut work: Vec<BTreeMap<ChoiceKey, usize>> = vec![BTreeMap::new()];
+        while let Some(script) = work.pop() {
+            if out.programs >= self.max_quantum_programs {
+                out.incomplete.push(format!(
+                    "the quantum-equivalent program has more than {} combinations of choices; the rest were not run",
+                    self.max_quantum_programs
+                ));
+                break;
+            }
+            out.programs += 1;
+            shim::install_quantum(QuantumPlan {
+                domains: domains.clone(),
+                script: script.clone(),
+            });
+            self.judge_once(f, classes, keep, &mut out);
+            let log = shim::take_quantum_log();
+            // Children: every non-zero assignment of the choice points this
+            // run met and the script does not fix (unfixed ones chose 0, so
+            // the all-zero assignment is this run itself). Distinct scripts
+            // differ on some key, so no combination runs twice.
+            // A choice no execution of this run can tell apart (a returned
+            // value never observed, a written value only quantum reads
+            // read and that does not end in memory) is left at 0: every
+            // value gives the same executions and results. A script that
+            // makes it relevant fixes other choices, and branches on it then.
+            let relevant = std::mem::take(&mut out.relevant);
+            let free: Vec<(ChoiceKey, usize)> = log
+                .choices
+                .into_iter()
+                .filter(|(k, n)| !script.contains_key(k) && *n > 1 && relevant.contains(k))
+                .collect();
+            if free.is_empty() {
+                continue;
+            }
+            let mut digits = vec![0usize; free.len()];
+            loop {
+                let mut i = 0;
+                while i < digits.len() {
+                    digits[i] += 1;
+                    if digits[i] < free[i].1 {
+                        break;
+                    }
+                    digits[i] = 0;
+                    i += 1;
+                }
+                if i == digits.len() {
+                    break;
+                }
+                let mut child = script.clone();
+                for (d, (k, _)) in digits.iter().zip(&free) {
+                    child.insert(*k, *d);
+                }
+                work.push(child);
+            }
+        }
+        out
+    }
+
+    /// Runs the whole check on `f`.
+    pub fn explore<F: Fn()>(&self, f: F) -> DrfReport {
+        shim::set_site_classes(Vec::new());
+        shim::set_unpaired_order(Order::Relaxed);
+        shim::take_tracked_sites();
+        let mut report = DrfReport::default();
+        let none = ClassOverride::default();
+
+        // 1. The program under sc.
+        let mut p = Judged::default();
+        self.judge_once(&f, &none, self.infer != Infer::Off, &mut p);
+        report.sc_executions = p.executions;
+        let tracked: BTreeSet<SourceLoc> = shim::take_tracked_sites().into_iter().collect();
+
+        // 2. The quantum-equivalent program.
+        let domains = self.domains(&p);
+        let quantum_sites = p.quantum_sites.clone();
+        let quantum = !quantum_sites.is_empty();
+        let judged = if quantum {
+            let q = self.judge_quantum(&f, &none, &domains, self.infer != Infer::Off);
+            report.quantum_programs = q.programs;
+            report.quantum_executions = q.executions;
+            q
+        } else {
+            p
+        };
+
+        // 3. The weak model.
+        shim::set_unpaired_order(Order::SeqCst);
+        let mut weak_states: BTreeSet<State> = BTreeSet::new();
+        let weak = rt::run_with(&self.config(self.weak_model), &f, &mut |g: &ExecutionGraph, end| {
+            if end == ExecutionEnd::Complete {
+                weak_states.insert(final_state(g));
+            }
+        });
+        shim::set_unpaired_order(Order::Relaxed);
+        report.weak_executions = weak.stats.complete;
+        if let Some(why) = &weak.incomplete_reason {
+            report
+                .notes
+                .push(format!("the {} exploration {why}", self.weak_model.name()));
+        }
+        let mut blamed: Vec<String> = judged
+            .races
+            .iter()
+            .map(|(r, _)| format!("{} between {} and {}", r.kind, r.first_src, r.second_src))
+            .collect();
+        blamed.extend(quantum_sites.iter().map(|s| format!("the quantum access at {s}")));
+        if judged.weak_paired {
+            blamed.push(
+                "acquire/release atomics, counted as paired although DRFrlx's paired atomics are seq_cst (its \
+                 SC guarantee does not cover them)"
+                    .into(),
+            );
+        }
+        for s in weak_states.difference(&judged.results) {
+            let state = s.iter().map(|(l, v)| (l.to_string(), *v)).collect();
+            report.non_sc.push(NonScOutcome {
+                state,
+                blamed: blamed.clone(),
+            });
+        }
+        if report.non_sc.iter().any(|o| o.blamed.is_empty()) {
+            report.failures.push(internal(
+                "a weak-model result that no SC execution has, in a program without illegal races or quantum \
+                 accesses, contradicts the DRFrlx theorem",
+            ));
+        }
+
+        // 4. Inference.
+        if self.infer != Infer::Off {
+            self.infer_classes(&f, &judged, &tracked, quantum, &domains, &mut report);
+        }
+
+        for (r, n) in &judged.races {
+            report.races.push(RaceReport {
+                kind: r.kind,
+                kinds: r.kinds.clone(),
+                first: (r.first_src, r.first_class),
+                second: (r.second_src, r.second_class),
+                why: r.why.clone(),
+                path: r.path.clone(),
+                executions: *n,
+                quantum_equivalent: quantum,
+            });
+        }
+        report.races.sort_by_key(|r| (r.kind, r.first.0, r.second.0));
+        report.failures.splice(0..0, judged.failures.iter().cloned());
+        for e in judged.internal.iter().take(1) {
+            report.failures.push(internal(e));
+        }
+        report.notes.extend(judged.incomplete.iter().cloned());
+        report
+    }
+
+    /// Each quantum location's domain: its initial value, what the program
+    /// wrote there in any SC execution, and the declared extra values.
+    fn domains(&self, p: &Judged) -> HashMap<Loc, Vec<Value>> {
+        let mut out = HashMap::new();
+        let init: HashMap<_, _> = p
+            .graphs
+            .first()
+            .map(|g| g.locs().map(|(&l, d)| (l, d.init)).collect())
+            .unwrap_or_default();
+        for (loc, vals) in &p.written {
+            let mut d: BTreeSet<Value> = vals.clone();
+            if let Some(&i) = init.get(loc) {
+                d.insert(i);
+            }
+            d.extend(self.quantum_values.iter().copied());
+            // The initial value first: unfixed choices pick index 0.
+            let mut v: Vec<Value> = Vec::with_capacity(d.len());
+            if let Some(&i) = init.get(loc) {
+                v.push(i);
+            }
+            v.extend(d.into_iter().filter(|x| Some(x) != init.get(loc)));
+            out.insert(*loc, v);
+        }
+        for (&loc, &i) in &init {
+            out.entry(loc).or_insert_with(|| {
+                let mut v = vec![i];
+                v.extend(self.quantum_values.iter().copied().filter(|&x| x != i));
+                v
+            });
+        }
+        out
+    }
+
+    /// Class inference. Sites are judged in groups: those that access a
+    /// common location take each class together (a counter's increments
+    /// and its final load, a seqlock's data stores and loads), since a class
+    /// is a property of how a location is used: quantum accesses, for one,
+    /// may race only with quantum ones. Unclassified sites are always
+    /// judged; classified ones join the groups only under [`Infer::All`]
+    /// (otherwise they keep their classes). Unclassified sites outside the
+    /// group are taken as paired meanwhile.
+    fn infer_classes(
+        &self,
+        f: &dyn Fn(),
+        judged: &Judged,
+        tracked: &BTreeSet<SourceLoc>,
+        quantum: bool,
+        domains: &HashMap<Loc, Vec<Value>>,
+        report: &mut DrfReport,
+    ) {
+        if judged.graphs_dropped {
+            report.notes.push(format!(
+                "class inference skipped: more than {} executions to judge",
+                self.max_kept_graphs
+            ));
+            return;
+        }
+        let mut sites: Vec<(SourceLoc, Option<Class>)> = judged.unclassified_sites.iter().map(|&s| (s, None)).collect();
+        if self.infer == Infer::All {
+            sites.extend(judged.classified_sites.iter().map(|(&s, &c)| (s, Some(c))));
+        }
+        let groups = group_by_location(&sites, &judged.site_locs);
+        let untracked: Vec<SourceLoc> = judged
+            .unclassified_sites
+            .iter()
+            .copied()
+            .filter(|s| !tracked.contains(s))
+            .collect();
+        for group in groups {
+            let with = |class: AccessClass| ClassOverride {
+                sites: group.iter().map(|&(s, _)| (s, class)).collect(),
+                unclassified_as: Some(AccessClass::Paired),
+                assume_observed: untracked.clone(),
+            };
+            // Whether the program is legal with the group at `class`. Without
+            // quantum accesses anywhere, the SC executions already judged are
+            // judged again with other classes; with them, the classes change
+            // which program is run, so it runs again.
+            let legal_with = |class: AccessClass| -> bool {
+                let becomes_quantum = class == AccessClass::Relaxed(Class::Quantum);
+                if !quantum && !becomes_quantum {
+                    return judged
+                        .graphs
+                        .iter()
+                        .all(|g| analyze(g, &with(class)).map(|rs| rs.is_empty()).unwrap_or(false));
+                }
+                let shim_class = match class {
+                    AccessClass::Relaxed(c) => Some(c),
+                    _ => None,
+                };
+                shim::set_site_classes(group.iter().map(|&(s, _)| (s, shim_class)).collect());
+                let j = if quantum || becomes_quantum {
+                    self.judge_quantum(f, &with(class), domains, false)
+                } else {
+                    let mut j = Judged::default();
+                    self.judge_once(f, &with(class), false, &mut j);
+                    j
+                };
+                shim::set_site_classes(Vec::new());
+                j.races.is_empty() && j.failures.is_empty() && j.internal.is_empty() && j.incomplete.is_empty()
+            };
+            let quantum_tried = group.iter().all(|(s, _)| tracked.contains(s));
+            let mut legal = Vec::new();
+            for c in Class::ALL {
+                if c == Class::Quantum && !quantum_tried {
+                    continue;
+                }
+                if legal_with(AccessClass::Relaxed(c)) {
+                    legal.push(c);
+                }
+            }
+            legal.sort_by_key(|c| c.preference());
+            // Paired: an order stronger than relaxed (as the shim cannot
+            // change a site's order, paired is judged on the class alone,
+            // which is what DRFrlx's race definitions look at).
+            let paired_legal = if quantum {
+                legal_with(AccessClass::Paired)
+            } else {
+                judged.graphs.iter().all(|g| {
+                    analyze(g, &with(AccessClass::Paired))
+                        .map(|rs| rs.is_empty())
+                        .unwrap_or(false)
+                })
+            };
+            let suggestion = match legal.first() {
+                Some(&c) => Suggestion::Class(c),
+                None if paired_legal => Suggestion::MustBePaired,
+                None => Suggestion::Nothing,
+            };
+            let together: Vec<SourceLoc> = group.iter().map(|&(s, _)| s).collect();
+            for &(site, given) in &group {
+                report.inferences.push(Inference {
+                    site,
+                    given,
+                    legal: legal.clone(),
+                    paired_legal,
+                    suggestion: suggestion.clone(),
+                    quantum_tried,
+                    together: together.iter().copied().filter(|&s| s != site).collect(),
+                });
+            }
+        }
+    }
+
+    /// Runs the check and panics with the report unless the program is legal.
+    #[track_caller]
+    pub fn check<F: Fn()>(&self, f: F) {
+        let r = self.explore(f);
+        if !r.is_legal() {
+            panic!("{r}");
+        }
+    }
+}
+
+/// A site with the class its source gives it.
+type Site = (SourceLoc, Option<Class>);
+
+/// Splits `sites` into groups connected by a common location.
+fn group_by_location(sites: &[Site], locs: &BTreeMap<SourceLoc, BTreeSet<Loc>>) -> Vec<Vec<Site>> {
+    let mut groups: Vec<(BTreeSet<Loc>, Vec<Site>)> = Vec::new();
+    for &(s, c) in sites {
+        let mine = locs.get(&s).cloned().unwrap_or_default();
+        let (joined, rest): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(l, _)| !l.is_disjoint(&mine));
+        let mut merged = (mine, vec![(s, c)]);
+        for (l, members) in joined {
+            merged.0.extend(l);
+            merged.1.extend(members);
+        }
+        groups = rest;
+        groups.push(merged);
+    }
+    let mut out: Vec<Vec<Site>> = groups
+        .into_iter()
+        .map(|(_, mut m)| {
+            m.sort();
+            m
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Adds the quantum choice points whose value `g` can tell apart: a
+/// returned value the thread observed, a written value that a non-quantum
+/// read reads or that ends in memory.
+fn note_relevant(g: &ExecutionGraph, relevant: &mut BTreeSet<ChoiceKey>) {
+    for (id, e) in g.events() {
+        match &e.kind {
+            EventKind::Observe { of } => {
+                relevant.insert((of.thread, of.index, 0));
+            }
+            EventKind::Write(w) => {
+                let last = g.mo_max(w.loc) == id;
+                let read_plainly = g.loc(w.loc).is_some_and(|d| {
+                    d.reads.iter().any(|&r| {
+                        let re = g.event(r);
+                        re.as_read().is_some_and(|x| x.rf == id) && re.rlx != Some(Class::Quantum)
+                    })
+                });
+                if last || read_plainly {
+                    if w.rmw {
+                        relevant.insert((id.thread, id.index - 1, 1));
+                    } else {
+                        relevant.insert((id.thread, id.index, 2));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A broken invariant of the checker, said plainly.
+fn internal(what: &str) -> Failure {
+    Failure {
+        kind: scopecheck_checker::FailureKind::Internal,
+        message: format!("internal error (a bug in scopecheck, not in the program): {what}"),
+        location: None,
+        thread: None,
+        events: Vec::new(),
+        fix: None,
+        cause: None,
+        graph: ExecutionGraph::new(),
+        token: String::new(),
+    }
+}
+
+/// Runs the default DRFrlx check on `f` and panics with the report unless
+/// the program is DRFrlx-legal.
+#[track_caller]
+pub fn check<F: Fn()>(f: F) {
+    Check::new().check(f)
+}
+
+impl fmt::Display for DrfReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "DRFrlx: {} SC executions{}, {} weak executions",
+            self.sc_executions,
+            if self.quantum_programs > 0 {
+                format!(
+                    "; quantum-equivalent program: {} executions over {} combinations of quantum values",
+                    self.quantum_executions, self.quantum_programs
+                )
+            } else {
+                String::new()
+            },
+            self.weak_executions
+        )?;
+        if self.races.is_empty() {
+            writeln!(f, "no illegal race")?;
+        }
+        for r in &self.races {
+            writeln!(
+                f,
+                "{}: {} ({}) and {} ({}), in {} SC execution(s){}",
+                r.kind,
+                r.first.0,
+                r.first.1,
+                r.second.0,
+                r.second.1,
+                r.executions,
+                if r.quantum_equivalent {
+                    " of the quantum-equivalent program"
+                } else {
+                    ""
+                }
+            )?;
+            writeln!(f, "  why: {}", r.why)?;
+            if let Some(p) = &r.path {
+                writeln!(f, "  ordering path:")?;
+                for l in p {
+                    writeln!(f, "    {l}")?;
+                }
+            }
+        }
+        for fl in &self.failures {
+            writeln!(f, "failure: {}", fl.message)?;
+        }
+        for o in &self.non_sc {
+            let st: Vec<String> = o.state.iter().map(|(l, v)| format!("{l}={v}")).collect();
+            writeln!(f, "non-SC outcome: {}", st.join(" "))?;
+            if o.blamed.is_empty() {
+                writeln!(f, "  allowed by nothing the analysis found: a checker bug")?;
+            }
+            for b in &o.blamed {
+                writeln!(f, "  allowed by {b}")?;
+            }
+        }
+        for i in &self.inferences {
+            let legal: Vec<&str> = i.legal.iter().map(|c| c.name()).collect();
+            let given = i.given.map_or("unclassified".to_string(), |c| c.name().to_string());
+            match &i.suggestion {
+                Suggestion::Class(c) => writeln!(
+                    f,
+                    "inference: {} ({given}): legal as {}; use {c}",
+                    i.site,
+                    legal.join(", ")
+                )?,
+                Suggestion::MustBePaired => writeln!(
+                    f,
+                    "inference: {} ({given}): no relaxed class is legal; it must be paired",
+                    i.site
+                )?,
+                Suggestion::Nothing => writeln!(
+                    f,
+                    "inference: {} ({given}): no class makes the program legal (other races remain)",
+                    i.site
+                )?,
+            }
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,404 @@
+//! DRFrlx classes on the shim's atomics (seed 004), and the quantum oracle.
+//!
+//! A class refines `Ordering::Relaxed` (the paper suggests treating classes
+//! like memory orders). Plain std code keeps compiling: `fetch_add(1,
+//! Relaxed)` is an unclassified relaxed atomic, and `x.rlx(Class::Commutative)`
+//! gives the same atomic's relaxed operations with a class:
+//!
+//! ```ignore
+//! counter.rlx(Class::Commutative).fetch_add(1).discard();
+//! let v = data.rlx(Class::Speculative).load(); // Observed<u32>
+//! if validated { use(v.get()); }                // get() records the use
+//! ```
+//!
+//! Loads and RMWs return [`Observed`] values: the checker learns that a
+//! value was used when the program calls [`Observed::get`] (DESIGN.md 3.3:
+//! observability tracked at run time, not approximated by syntax).
+//!
+//! Under a quantum-equivalent run (installed by the harness with
+//! [`install_quantum`]), quantum loads return, and quantum stores write,
+//! values the exploration chooses from each location's domain (seed 004,
+//! section 3.4.3), still as accesses of their location so that races are
+//! judged on them.
+
+use crate::atomic::RawAtomic;
+use crate::rt;
+use scopecheck_checker::event::{EventId, Loc, Order, RmwOp, Scope, SourceLoc, ThreadId, Value};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::marker::PhantomData;
+
+pub use scopecheck_checker::drfrlx::RlxClass as Class;
+
+/// A value the shim can keep in an atomic, as the checker's 64-bit value.
+pub trait RlxValue: Copy {
+    /// The value's bits.
+    fn to_value(self) -> Value;
+    /// Back from the checker's bits.
+    fn from_value(v: Value) -> Self;
+}
+
+macro_rules! rlx_int {
+    ($($t:ty),*) => {$(
+        impl RlxValue for $t {
+            fn to_value(self) -> Value {
+                self as Value
+            }
+            fn from_value(v: Value) -> $t {
+                v as $t
+            }
+        }
+        impl RlxInt for $t {}
+    )*};
+}
+
+/// Integers: the arithmetic RMWs apply.
+pub trait RlxInt: RlxValue {}
+
+rlx_int!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl RlxValue for bool {
+    fn to_value(self) -> Value {
+        self as Value
+    }
+    fn from_value(v: Value) -> bool {
+        v != 0
+    }
+}
+
+/// A value returned by a classified relaxed access. Using it
+/// ([`Observed::get`]) tells the checker the value was observed (seed 004:
+/// "the value loaded ... is used by another instruction in its thread");
+/// [`Observed::discard`] says it is not.
+#[must_use = "a classified access's value is either used (`get`) or dropped (`discard`)"]
+#[derive(Debug)]
+pub struct Observed<T> {
+    value: T,
+    read: Option<EventId>,
+}
+
+impl<T> Observed<T> {
+    /// The value, recording that the thread uses it.
+    #[track_caller]
+    pub fn get(self) -> T {
+        if let Some(e) = self.read {
+            rt::observe(e);
+        }
+        self.value
+    }
+
+    /// Drops the value unused (the same as letting it go out of scope; it
+    /// reads better where the paper's examples ignore an RMW's result).
+    pub fn discard(self) {}
+}
+
+/// The relaxed operations of one atomic with one DRFrlx class (or `None`:
+/// unclassified but tracked), from `AtomicX::rlx`.
+pub struct Rlx<'a, T> {
+    raw: &'a RawAtomic,
+    class: Option<Class>,
+    scope: Scope,
+    _t: PhantomData<T>,
+}
+
+impl<'a, T: RlxValue> Rlx<'a, T> {
+    pub(crate) fn new(raw: &'a RawAtomic, class: Option<Class>) -> Rlx<'a, T> {
+        Rlx {
+            raw,
+            class,
+            scope: Scope::System,
+            _t: PhantomData,
+        }
+    }
+
+    /// The same operations at a memory scope.
+    pub fn scoped(self, scope: Scope) -> Rlx<'a, T> {
+        Rlx { scope, ..self }
+    }
+
+    /// The class this call has: the program's, unless the harness
+    /// overrides the caller's line (class inference).
+    #[track_caller]
+    fn class(&self) -> Option<Class> {
+        let here = SourceLoc::caller();
+        SETTINGS.with(|s| {
+            let mut s = s.borrow_mut();
+            if !s.tracked.contains(&here) {
+                s.tracked.push(here);
+            }
+            s.sites
+                .iter()
+                .find(|(at, _)| *at == here)
+                .map_or(self.class, |&(_, c)| c)
+        })
+    }
+
+    /// The order an access of `class` runs with: relaxed, except unpaired
+    /// accesses under a weak-model run that maps them to a stronger order.
+    fn order(class: Option<Class>) -> Order {
+        match class {
+            Some(Class::Unpaired) => SETTINGS.with(|s| s.borrow().unpaired_order),
+            _ => Order::Relaxed,
+        }
+    }
+
+    fn quantum(class: Option<Class>) -> bool {
+        class == Some(Class::Quantum) && ORACLE.with(|o| o.borrow().is_some())
+    }
+
+    fn observed(&self, v: Value, read: Option<EventId>) -> Observed<T> {
+        Observed {
+            value: T::from_value(self.raw.ty.mask(v)),
+            read,
+        }
+    }
+
+    /// `load(Relaxed)`.
+    #[track_caller]
+    pub fn load(&self) -> Observed<T> {
+        let class = self.class();
+        let chosen = if Self::quantum(class) {
+            choose(self.raw.loc, 0)
+        } else {
+            None
+        };
+        rt::set_next_class(class);
+        let v = self.raw.load_at(Self::order(class), self.scope);
+        rt::set_next_class(None);
+        self.observed(chosen.unwrap_or(v), rt::last_read())
+    }
+
+    /// `store(v, Relaxed)`.
+    #[track_caller]
+    pub fn store(&self, v: T) {
+        let class = self.class();
+        let mut v = self.raw.ty.mask(v.to_value());
+        if Self::quantum(class) {
+            note_written(self.raw.loc, v);
+            v = choose(self.raw.loc, 2).unwrap_or(v);
+        }
+        rt::set_next_class(class);
+        self.raw.store_at(v, Self::order(class), self.scope);
+        rt::set_next_class(None);
+    }
+
+    /// Runs an RMW; `(value returned, whether it wrote)`.
+    #[track_caller]
+    fn rmw_raw(&self, op: RmwOp) -> (Value, bool) {
+        let class = self.class();
+        let order = Self::order(class);
+        if Self::quantum(class) {
+            // Section 3.4.3: "a quantum RMW's load and store are both
+            // replaced": it returns one chosen value and writes another.
+            let read = choose(self.raw.loc, 0);
+            let write = choose(self.raw.loc, 1);
+            let expected = match op {
+                RmwOp::Cas { expected, .. } => Some(expected),
+                _ => None,
+            };
+            let written = write.or_else(|| op.apply(self.raw.ty, 0)).unwrap_or(0);
+            rt::set_next_class(class);
+            let (old, _) = self.raw.rmw_at(RmwOp::Swap(written), order, order, self.scope);
+            rt::set_next_class(None);
+            let seen = read.unwrap_or(old);
+            return (seen, expected.is_none_or(|e| e == seen));
+        }
+        rt::set_next_class(class);
+        let r = self.raw.rmw_at(op, order, order, self.scope);
+        rt::set_next_class(None);
+        r
+    }
+
+    #[track_caller]
+    fn rmw(&self, op: RmwOp) -> Observed<T> {
+        let (old, _) = self.rmw_raw(op);
+        self.observed(old, rt::last_read())
+    }
+
+    /// `swap(v, Relaxed)`.
+    #[track_caller]
+    pub fn swap(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Swap(v.to_value()))
+    }
+
+    /// `compare_exchange(current, new, Relaxed, Relaxed)`: `Ok(previous)`
+    /// when it wrote, `Err(actual)` when it did not.
+    #[track_caller]
+    pub fn compare_exchange(&self, current: T, new: T) -> Observed<Result<T, T>> {
+        let op = RmwOp::Cas {
+            expected: self.raw.ty.mask(current.to_value()),
+            new: self.raw.ty.mask(new.to_value()),
+            weak: false,
+        };
+        let (old, ok) = self.rmw_raw(op);
+        let v = T::from_value(self.raw.ty.mask(old));
+        Observed {
+            value: if ok { Ok(v) } else { Err(v) },
+            read: rt::last_read(),
+        }
+    }
+}
+
+impl<T: RlxInt> Rlx<'_, T> {
+    /// `fetch_add(v, Relaxed)` (wrapping).
+    #[track_caller]
+    pub fn fetch_add(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Add(v.to_value()))
+    }
+    /// `fetch_sub(v, Relaxed)` (wrapping).
+    #[track_caller]
+    pub fn fetch_sub(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Sub(v.to_value()))
+    }
+    /// `fetch_max(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_max(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Max(v.to_value()))
+    }
+    /// `fetch_min(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_min(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Min(v.to_value()))
+    }
+    /// `fetch_and(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_and(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::And(v.to_value()))
+    }
+    /// `fetch_or(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_or(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Or(v.to_value()))
+    }
+    /// `fetch_xor(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_xor(&self, v: T) -> Observed<T> {
+        self.rmw(RmwOp::Xor(v.to_value()))
+    }
+}
+
+impl Rlx<'_, bool> {
+    /// `fetch_or(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_or(&self, v: bool) -> Observed<bool> {
+        self.rmw(RmwOp::Or(v as Value))
+    }
+    /// `fetch_and(v, Relaxed)`.
+    #[track_caller]
+    pub fn fetch_and(&self, v: bool) -> Observed<bool> {
+        self.rmw(RmwOp::And(v as Value))
+    }
+}
+
+/// Where a quantum choice is made: the thread, the index its access event
+/// takes, and which of the access's values (0: the value returned, 1: an
+/// RMW's value written, by the event after that index; 2: a store's value).
+/// The same in every re-execution of the same path.
+pub type ChoiceKey = (ThreadId, u32, u8);
+
+/// What a quantum-equivalent run may return and write.
+#[derive(Clone, Debug, Default)]
+pub struct QuantumPlan {
+    /// Per location, the values quantum accesses choose from.
+    pub domains: HashMap<Loc, Vec<Value>>,
+    /// The choice (an index into the domain) at each key; keys not listed
+    /// choose index 0.
+    pub script: BTreeMap<ChoiceKey, usize>,
+}
+
+/// What a quantum-equivalent run met.
+#[derive(Clone, Debug, Default)]
+pub struct QuantumLog {
+    /// Every choice point reached, with its domain's size.
+    pub choices: BTreeMap<ChoiceKey, usize>,
+    /// Values quantum stores of the original program would have written.
+    pub written: BTreeMap<Loc, Vec<Value>>,
+}
+
+struct Oracle {
+    plan: QuantumPlan,
+    log: QuantumLog,
+}
+
+/// Run-wide settings the harness gives classified accesses.
+struct Settings {
+    /// Lines whose accesses take another class (or none) than the program's.
+    sites: Vec<(SourceLoc, Option<Class>)>,
+    /// The order unpaired accesses run with.
+    unpaired_order: Order,
+    /// Lines that issued accesses through [`Rlx`] (their observations are
+    /// tracked, and they can be made quantum).
+    tracked: Vec<SourceLoc>,
+}
+
+thread_local! {
+    static ORACLE: RefCell<Option<Oracle>> = const { RefCell::new(None) };
+    static SETTINGS: RefCell<Settings> = const {
+        RefCell::new(Settings { sites: Vec::new(), unpaired_order: Order::Relaxed, tracked: Vec::new() })
+    };
+}
+
+/// Gives the accesses issued at these lines (through [`Rlx`]) these classes
+/// instead of the program's, until changed; an empty list restores the
+/// program's own.
+pub fn set_site_classes(sites: Vec<(SourceLoc, Option<Class>)>) {
+    SETTINGS.with(|s| s.borrow_mut().sites = sites);
+}
+
+/// The lines that have issued accesses through [`Rlx`] on this OS thread
+/// since the last call (which clears the list).
+pub fn take_tracked_sites() -> Vec<SourceLoc> {
+    SETTINGS.with(|s| std::mem::take(&mut s.borrow_mut().tracked))
+}
+
+/// The order unpaired accesses run with (relaxed unless changed). DRF1
+/// hardware keeps unpaired atomics in program order with the other atomics
+/// of their thread; C11's nearest order that does so is `SeqCst`, which is
+/// what a weak-model run of a DRFrlx program uses (seed 004, section 3.7:
+/// the theorem assumes a DRF1-compliant system).
+pub fn set_unpaired_order(o: Order) {
+    SETTINGS.with(|s| s.borrow_mut().unpaired_order = o);
+}
+
+/// Makes quantum accesses choose their values from `plan` until
+/// [`take_quantum_log`] (the harness wraps one exploration in the two).
+pub fn install_quantum(plan: QuantumPlan) {
+    ORACLE.with(|o| {
+        *o.borrow_mut() = Some(Oracle {
+            plan,
+            log: QuantumLog::default(),
+        })
+    });
+}
+
+/// Ends a quantum-equivalent run and returns what it met.
+pub fn take_quantum_log() -> QuantumLog {
+    ORACLE.with(|o| o.borrow_mut().take().map(|o| o.log).unwrap_or_default())
+}
+
+/// The value chosen at the calling thread's next access, or `None` when
+/// `loc` has no domain (a location created by the quantum-equivalent run
+/// alone: it then keeps the value the access itself gives).
+fn choose(loc: Loc, which: u8) -> Option<Value> {
+    let (t, at) = rt::position()?;
+    ORACLE.with(|o| {
+        let mut o = o.borrow_mut();
+        let o = o.as_mut()?;
+        let domain = o.plan.domains.get(&loc)?;
+        let key = (t, at, which);
+        o.log.choices.insert(key, domain.len());
+        let i = o.plan.script.get(&key).copied().unwrap_or(0);
+        domain.get(i).copied()
+    })
+}
+
+fn note_written(loc: Loc, v: Value) {
+    ORACLE.with(|o| {
+        if let Some(o) = o.borrow_mut().as_mut() {
+            let w = o.log.written.entry(loc).or_default();
+            if !w.contains(&v) {
+                w.push(v);
+            }
+        }
+    });
+}
