@@ -356,6 +356,11 @@ impl Engine {
         self.threads.get(t as usize).map_or(0, |r| r.cursor)
     }
 
+    /// The DRFrlx class announced for thread `t`'s next access, if any.
+    pub fn next_class(&self, t: ThreadId) -> Option<RlxClass> {
+        self.next_class.get(t as usize).copied().flatten()
+    }
+
     /// Announces the DRFrlx class of thread `t`'s next access (`None`: the
     /// access is not classified). The runtime sets it before a classified
     /// operation and clears it after; events added for `t` in between take it.

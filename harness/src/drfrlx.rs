@@ -28,9 +28,12 @@
 //!    choices is explored, each under `sc`. Its executions replace step 1's
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
-//! 3. The program under the weak model ([`Check::weak_model`], unpaired
-//!    accesses as `SeqCst`, see [`scopecheck_instrument::drfrlx::set_unpaired_order`]):
-//!    a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
+//! 3. The program under the weak model ([`Check::weak_model`]) mapped as a
+//!    DRFrlx system: unpaired accesses as `SeqCst` (see
+//!    [`scopecheck_instrument::drfrlx::set_unpaired_order`]) and every paired
+//!    access between two seq_cst fences, so that relaxed classes move
+//!    across each other and data but not across paired atomics (see
+//!    [`scopecheck_instrument::rt::set_paired_fences`]): a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
 //!    blamed on the illegal races or quantum accesses found. With neither,
 //!    it would contradict the DRFrlx theorem: the report says it is a
 //!    checker bug.
@@ -79,6 +82,10 @@ pub struct Check {
     pub max_steps: u64,
     /// Stack size of each model thread.
     pub stack_size: usize,
+    /// Names for the locations the main thread allocates, in allocation
+    /// order (the litmus command gives its variables' names); other
+    /// locations are named by the line that allocated them.
+    pub loc_names: Vec<String>,
 }
 
 impl Default for Check {
@@ -258,6 +265,20 @@ impl Check {
             max_kept_graphs: 20_000,
             max_steps: d.max_steps,
             stack_size: d.stack_size,
+            loc_names: Vec::new(),
+        }
+    }
+
+    /// What a non-SC result calls location `l` of `g`.
+    fn loc_name(&self, g: &ExecutionGraph, l: Loc) -> String {
+        if l.thread() == 0 {
+            if let Some(n) = self.loc_names.get(l.seq() as usize) {
+                return n.clone();
+            }
+        }
+        match g.loc(l) {
+            Some(d) => format!("{} ({l})", g.event(d.alloc).src),
+            None => l.to_string(),
         }
     }
 
@@ -416,6 +437,7 @@ impl Check {
     pub fn explore<F: Fn()>(&self, f: F) -> DrfReport {
         shim::set_site_classes(Vec::new());
         shim::set_unpaired_order(Order::Relaxed);
+        rt::set_paired_fences(false);
         shim::take_tracked_sites();
         let mut report = DrfReport::default();
         let none = ClassOverride::default();
@@ -441,12 +463,19 @@ impl Check {
 
         // 3. The weak model.
         shim::set_unpaired_order(Order::SeqCst);
+        rt::set_paired_fences(true);
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
+        let mut names: HashMap<Loc, String> = HashMap::new();
         let weak = rt::run_with(&self.config(self.weak_model), &f, &mut |g: &ExecutionGraph, end| {
             if end == ExecutionEnd::Complete {
-                weak_states.insert(final_state(g));
+                let state = final_state(g);
+                for &l in state.keys() {
+                    names.entry(l).or_insert_with(|| self.loc_name(g, l));
+                }
+                weak_states.insert(state);
             }
         });
+        rt::set_paired_fences(false);
         shim::set_unpaired_order(Order::Relaxed);
         report.weak_executions = weak.stats.complete;
         if let Some(why) = &weak.incomplete_reason {
@@ -468,7 +497,10 @@ impl Check {
             );
         }
         for s in weak_states.difference(&judged.results) {
-            let state = s.iter().map(|(l, v)| (l.to_string(), *v)).collect();
+            let state = s
+                .iter()
+                .map(|(l, v)| (names.get(l).cloned().unwrap_or_else(|| l.to_string()), *v))
+                .collect();
             report.non_sc.push(NonScOutcome {
                 state,
                 blamed: blamed.clone(),

@@ -5,10 +5,11 @@
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use scopecheck::drfrlx::{Check, Infer};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
 use scopecheck::litmus::output::{error_json, herd_text, result_json, witness_dot};
-use scopecheck::litmus::{check_file, LitmusModel, Options, TestError, TestResult};
-use scopecheck::Strategy;
+use scopecheck::litmus::{check_drfrlx_file, check_file, LitmusModel, Options, TestError, TestResult};
+use scopecheck::{MemoryModel, Strategy};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +32,97 @@ struct Cli {
 enum Command {
     /// Check litmus tests (herd's and Dat3M's C and OpenCL dialects).
     Litmus(LitmusArgs),
+    /// Judge litmus tests' DRFrlx classes (`memory_order_relaxed, rlx_quantum`, ...):
+    /// illegal races on SC executions, the quantum-equivalent program, results
+    /// the weak model adds, and class inference.
+    Drfrlx(DrfrlxArgs),
+}
+
+#[derive(clap::Args)]
+struct DrfrlxArgs {
+    /// Litmus files, or folders searched recursively for `*.litmus`.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Which relaxed atomics class inference judges: off, unclassified, all.
+    #[arg(long, default_value = "unclassified", value_parser = parse_infer)]
+    infer: Infer,
+    /// The weak model whose extra results are reported (rc11, cpp20, ...).
+    #[arg(long, default_value = "rc11", value_parser = parse_model)]
+    weak_model: MemoryModel,
+    /// Extra values every quantum location's domain holds (comma-separated).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    quantum_values: Vec<i64>,
+    /// Iterations a `while` loop may run; executions needing more are discarded.
+    #[arg(long, default_value_t = 2)]
+    unroll: u32,
+}
+
+fn parse_infer(s: &str) -> Result<Infer, String> {
+    match s {
+        "off" => Ok(Infer::Off),
+        "unclassified" => Ok(Infer::Unclassified),
+        "all" => Ok(Infer::All),
+        _ => Err(format!("unknown inference `{s}` (expected off, unclassified or all)")),
+    }
+}
+
+fn parse_model(s: &str) -> Result<MemoryModel, String> {
+    MemoryModel::from_name(&s.to_ascii_lowercase())
+        .ok_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20 or src11)"))
+}
+
+/// `scopecheck drfrlx`: exit status 0 when every test is DRFrlx-legal, 1
+/// when some test has an illegal race, a failure or a non-SC result, 2 when
+/// some test could not be checked.
+fn drfrlx(args: DrfrlxArgs) -> ExitCode {
+    let (files, walk_errors) = collect_files(&args.paths);
+    let check = Check {
+        infer: args.infer,
+        weak_model: args.weak_model,
+        quantum_values: args.quantum_values.iter().map(|&v| v as u64).collect(),
+        ..Check::new()
+    };
+    let mut out = std::io::stdout().lock();
+    let (mut legal, mut illegal, mut errors) = (0, 0, walk_errors.len());
+    for e in &walk_errors {
+        eprintln!("{e}");
+    }
+    for file in &files {
+        let name = file.display().to_string();
+        // A panic here is a bug of the checker: report it for this test and go on.
+        let outcome = match std::panic::catch_unwind(|| check_drfrlx_file(file, &check, args.unroll)) {
+            Ok(r) => r,
+            Err(p) => Err(TestError::Internal(scopecheck_instrument::rt::panic_message(&*p))),
+        };
+        match outcome {
+            Ok(r) => {
+                let verdict = if r.is_legal() { "legal" } else { "illegal" };
+                let _ = write!(out, "Test {name}: DRFrlx {verdict}\n{r}\n");
+                if r.is_legal() {
+                    legal += 1;
+                } else {
+                    illegal += 1;
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "Test {name}: Error {}\n", e.located(&name));
+                eprintln!("{}", e.located(&name));
+                errors += 1;
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{} test(s): {legal} legal, {illegal} illegal, {errors} error(s)",
+        files.len()
+    );
+    if errors > 0 {
+        ExitCode::from(2)
+    } else if illegal > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 #[derive(clap::Args)]
@@ -423,5 +515,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Litmus(args) => litmus(args),
+        Command::Drfrlx(args) => drfrlx(args),
     }
 }

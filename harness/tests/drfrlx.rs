@@ -39,9 +39,11 @@ fn line_of(text: &str) -> u32 {
 
 /// Figure 2: thread 1 stores X (unpaired) then Y (non-ordering); thread 2
 /// loads Y (non-ordering) then X (unpaired). In (b) a paired store and load
-/// of Z add a valid path from X=3 to r2=X.
+/// of Z add a valid path from X=3 to r2=X. Thread 2 publishes what it read
+/// (a paired store to `published`), so the final memory tells the executions apart.
 fn figure_2(with_z: bool) -> scopecheck::drfrlx::DrfReport {
     Check::new().explore(move || {
+        let published = Arc::new(AtomicU32::new(0));
         let x = Arc::new(AtomicU32::new(0));
         let y = Arc::new(AtomicU32::new(0));
         let z = Arc::new(AtomicU32::new(0));
@@ -58,7 +60,7 @@ fn figure_2(with_z: bool) -> scopecheck::drfrlx::DrfReport {
             let _r0 = z.load(SeqCst);
         }
         let r2 = x.rlx(Class::Unpaired).load().get();
-        let _ = (r1, r2);
+        published.store(r1 * 10 + r2, SeqCst);
         t.join().unwrap();
     })
 }
@@ -83,9 +85,19 @@ fn figure_2a_is_a_non_ordering_race_with_its_path() {
     assert!(path[4].starts_with("no valid path"), "{path:?}");
     // r1 and r2 read 0 or the store, except r1 = 2 with r2 = 0 (not SC).
     assert_eq!(r.sc_executions, 3, "{r}");
-    // The weak model has that fourth execution, but no final memory differs.
+    // The weak model has that fourth execution: out = 20, blamed on the race.
     assert_eq!(r.weak_executions, 4, "{r}");
-    assert!(r.non_sc.is_empty(), "{r}");
+    assert_eq!(r.non_sc.len(), 1, "{r}");
+    let outcome = &r.non_sc[0];
+    let out_line = format!("drfrlx.rs:{}:", line_of("let published = Arc::new"));
+    let out = outcome
+        .state
+        .iter()
+        .find(|(name, _)| name.contains(&out_line))
+        .expect("out is in the state");
+    assert_eq!(out.1, 20, "{r}");
+    assert_eq!(outcome.blamed.len(), 1, "{r}");
+    assert!(outcome.blamed[0].starts_with("non-ordering race"), "{r}");
 }
 
 #[test]
@@ -93,6 +105,12 @@ fn figure_2b_has_no_race_once_z_is_paired() {
     let r = figure_2(true);
     assert!(r.is_legal(), "{r}");
     assert!(r.races.is_empty(), "{r}");
+    // r1 = 2 with r0 = 0 is not SC; the weak run maps paired Z to a DRFrlx
+    // paired atomic (fenced), so relaxed Y cannot pass it and out = 20 stays
+    // out of reach: 4 SC executions (r1 = 0 with r0 = 0 / 1, then r2 = 0 / 3;
+    // r1 = 2 forces r0 = 1 and r2 = 3) and no non-SC result.
+    assert_eq!(r.sc_executions, 4, "{r}");
+    assert!(r.non_sc.is_empty(), "{r}");
 }
 
 // ---------------------------------------------------------------- work queue

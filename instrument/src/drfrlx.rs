@@ -120,30 +120,15 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     /// overrides the caller's line (class inference).
     #[track_caller]
     fn class(&self) -> Option<Class> {
-        let here = SourceLoc::caller();
-        SETTINGS.with(|s| {
-            let mut s = s.borrow_mut();
-            if !s.tracked.contains(&here) {
-                s.tracked.push(here);
-            }
-            s.sites
-                .iter()
-                .find(|(at, _)| *at == here)
-                .map_or(self.class, |&(_, c)| c)
-        })
+        class_at(SourceLoc::caller(), self.class)
     }
 
-    /// The order an access of `class` runs with: relaxed, except unpaired
-    /// accesses under a weak-model run that maps them to a stronger order.
     fn order(class: Option<Class>) -> Order {
-        match class {
-            Some(Class::Unpaired) => SETTINGS.with(|s| s.borrow().unpaired_order),
-            _ => Order::Relaxed,
-        }
+        relaxed_order(class)
     }
 
     fn quantum(class: Option<Class>) -> bool {
-        class == Some(Class::Quantum) && ORACLE.with(|o| o.borrow().is_some())
+        quantum_active(class)
     }
 
     fn observed(&self, v: Value, read: Option<EventId>) -> Observed<T> {
@@ -351,6 +336,38 @@ pub fn take_tracked_sites() -> Vec<SourceLoc> {
     SETTINGS.with(|s| std::mem::take(&mut s.borrow_mut().tracked))
 }
 
+// ---- For interpreters (the litmus command) that issue accesses through
+// `rt` directly: the same per-site class override, order and quantum test
+// that `Rlx` applies to the shim's atomics.
+
+/// The class an access at `site` has: `class` (the program's), unless the
+/// harness overrides that line. Records `site` as a tracked line.
+pub fn class_at(site: SourceLoc, class: Option<Class>) -> Option<Class> {
+    SETTINGS.with(|s| {
+        let mut s = s.borrow_mut();
+        if !s.tracked.contains(&site) {
+            s.tracked.push(site);
+        }
+        s.sites.iter().find(|(at, _)| *at == site).map_or(class, |&(_, c)| c)
+    })
+}
+
+/// The order a relaxed access of `class` runs with: relaxed, except unpaired
+/// accesses under a weak-model run that maps them to a stronger order (see
+/// [`set_unpaired_order`]).
+pub fn relaxed_order(class: Option<Class>) -> Order {
+    match class {
+        Some(Class::Unpaired) => SETTINGS.with(|s| s.borrow().unpaired_order),
+        _ => Order::Relaxed,
+    }
+}
+
+/// Whether an access of `class` takes its values from the quantum oracle
+/// (a quantum access during a quantum-equivalent run).
+pub fn quantum_active(class: Option<Class>) -> bool {
+    class == Some(Class::Quantum) && ORACLE.with(|o| o.borrow().is_some())
+}
+
 /// The order unpaired accesses run with (relaxed unless changed). DRF1
 /// hardware keeps unpaired atomics in program order with the other atomics
 /// of their thread; C11's nearest order that does so is `SeqCst`, which is
@@ -376,10 +393,12 @@ pub fn take_quantum_log() -> QuantumLog {
     ORACLE.with(|o| o.borrow_mut().take().map(|o| o.log).unwrap_or_default())
 }
 
-/// The value chosen at the calling thread's next access, or `None` when
+/// The value a quantum access chooses at the calling thread's next access
+/// (`which`: 0 the value a load or RMW returns, 1 the value an RMW writes,
+/// 2 the value a store writes), or `None` when
 /// `loc` has no domain (a location created by the quantum-equivalent run
 /// alone: it then keeps the value the access itself gives).
-fn choose(loc: Loc, which: u8) -> Option<Value> {
+pub fn choose(loc: Loc, which: u8) -> Option<Value> {
     let (t, at) = rt::position()?;
     ORACLE.with(|o| {
         let mut o = o.borrow_mut();
@@ -392,7 +411,9 @@ fn choose(loc: Loc, which: u8) -> Option<Value> {
     })
 }
 
-fn note_written(loc: Loc, v: Value) {
+/// Notes that a quantum store meant to write `v` to `loc` (the value joins
+/// the location's domain in the next quantum-equivalent round).
+pub fn note_written(loc: Loc, v: Value) {
     ORACLE.with(|o| {
         if let Some(o) = o.borrow_mut().as_mut() {
             let w = o.log.written.entry(loc).or_default();

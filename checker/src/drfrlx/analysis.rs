@@ -15,7 +15,7 @@ use super::{AccessClass, RlxClass};
 use crate::clock::Clock;
 use crate::event::{Event, EventId, EventKind, Loc, RmwOp, SourceLoc, ThreadId, Value, ValueType};
 use crate::graph::ExecutionGraph;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 
 /// The kinds of illegal race, in the order a pair is classified (a pair that
@@ -216,6 +216,10 @@ enum EdgeKind {
     /// Conflict order between two conflicting accesses; `valid` per
     /// section 3.3.3's conditions (1) and (3).
     Co { valid: bool },
+    /// From an RMW's read to its own write: one access, so the edge
+    /// connects but is not a program-order edge between two operations (an
+    /// ordering path needs a po edge between distinct operations).
+    Within,
 }
 
 /// Finds the illegal races of `g`, a complete SC-consistent execution, with
@@ -297,9 +301,19 @@ pub fn analyze(g: &ExecutionGraph, classes: &ClassOverride) -> Result<Vec<Illega
     // The program/conflict graph of section 3.3.3: po edges and conflict
     // order edges between every two conflicting accesses, as T orders them.
     let mut edges: Vec<Vec<(usize, EdgeKind)>> = vec![Vec::new(); n];
+    let rmw_halves: HashSet<(usize, usize)> = accesses
+        .iter()
+        .filter(|a| a.first != a.last)
+        .map(|a| (idx.of(a.first), idx.of(a.last)))
+        .collect();
     for (i, d) in po_deps.iter().enumerate() {
         for &p in d {
-            edges[p].push((i, EdgeKind::Po));
+            let kind = if rmw_halves.contains(&(p, i)) {
+                EdgeKind::Within
+            } else {
+                EdgeKind::Po
+            };
+            edges[p].push((i, kind));
         }
     }
     for (i, a) in accesses.iter().enumerate() {
@@ -354,7 +368,7 @@ pub fn analyze(g: &ExecutionGraph, classes: &ClassOverride) -> Result<Vec<Illega
                     vp.union(&valid_po[m]);
                     va.union(&valid_any[m]);
                 }
-                EdgeKind::Co { valid: true } => {
+                EdgeKind::Co { valid: true } | EdgeKind::Within => {
                     vp.union(&valid_po[m]);
                     va.union(&valid_any[m]);
                 }

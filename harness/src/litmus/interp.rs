@@ -21,9 +21,9 @@
 
 use super::ast::*;
 use scopecheck_checker::event::{
-    Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, Scope as EngineScope, SourceLoc, ValueType,
+    EventId, Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, Scope as EngineScope, SourceLoc, ValueType,
 };
-use scopecheck_instrument::{rt, thread};
+use scopecheck_instrument::{drfrlx, rt, thread};
 use std::collections::{BTreeMap, HashMap};
 
 /// Width and signedness of every litmus value: C's `int`, widened to 64 bits.
@@ -190,6 +190,11 @@ pub struct Program<'a> {
     /// The scope of atomics and fences written without one: system for C
     /// tests, device for OpenCL tests (OpenCL's default).
     pub default_scope: EngineScope,
+    /// The order of the reads of the final state (after every thread is
+    /// joined, so any order reads the last value): relaxed for model runs;
+    /// seq_cst for DRFrlx runs, where a relaxed read would be an
+    /// unclassified atomic of the test's own.
+    pub final_order: Order,
 }
 
 /// The engine's scope for a litmus scope.
@@ -266,6 +271,7 @@ impl Program<'_> {
                                 prog: self,
                                 locs,
                                 regs: HashMap::new(),
+                                unused_reads: HashMap::new(),
                             };
                             th.start(t);
                             th.block(&t.body);
@@ -294,7 +300,7 @@ impl Program<'_> {
                 StateVar::Loc { name, index } => {
                     let base = self.layout.index[name];
                     match locs[base as usize].get(*index as usize) {
-                        Some(&loc) => decode(load(loc, Order::Relaxed, EngineScope::System, here)),
+                        Some(&loc) => decode(load(loc, self.final_order, EngineScope::System, here)),
                         None => Val::Int(0),
                     }
                 }
@@ -365,6 +371,10 @@ struct ThreadRun<'p, 'a> {
     prog: &'p Program<'a>,
     locs: &'p [Vec<Loc>],
     regs: HashMap<String, Val>,
+    /// Registers holding the value of an atomic read that no instruction
+    /// has used yet, with that read (DRFrlx observability: the first use of
+    /// the register is an observation of the read).
+    unused_reads: HashMap<String, EventId>,
 }
 
 /// Stops the thread with an error of the test's program (the runtime
@@ -415,13 +425,16 @@ impl ThreadRun<'_, '_> {
         match &s.kind {
             StmtKind::Decl { name, init, .. } => {
                 let v = match init {
-                    Some(e) => self.expr(e),
-                    None => Val::Int(0),
+                    Some(e) => self.assigned(name, e),
+                    None => {
+                        self.unused_reads.remove(name);
+                        Val::Int(0)
+                    }
                 };
                 self.regs.insert(name.clone(), v);
             }
             StmtKind::AssignReg { name, value } => {
-                let v = self.expr(value);
+                let v = self.assigned(name, value);
                 self.regs.insert(name.clone(), v);
             }
             StmtKind::Store { addr, value } => {
@@ -429,9 +442,16 @@ impl ThreadRun<'_, '_> {
                 let v = self.expr(value);
                 store(loc, Order::NonAtomic, encode(v), EngineScope::Thread, self.src(s.pos));
             }
-            StmtKind::Expr(e) => {
-                self.expr(e);
-            }
+            // A call whose value nothing takes (`atomic_fetch_add(x, 1);`)
+            // does not observe what it read.
+            StmtKind::Expr(e) => match &e.kind {
+                ExprKind::Atomic(call) => {
+                    self.atomic(call, e.pos);
+                }
+                _ => {
+                    self.expr(e);
+                }
+            },
             StmtKind::If { cond, then, els } => {
                 if self.truth(cond) {
                     self.block(then);
@@ -519,10 +539,15 @@ impl ThreadRun<'_, '_> {
     fn expr(&mut self, e: &Expr) -> Val {
         match &e.kind {
             ExprKind::Int(i) => Val::Int(*i),
-            ExprKind::Var(n) => match self.regs.get(n) {
-                Some(v) => *v,
-                None => self.prog.layout.addr(n).unwrap_or(Val::Int(0)),
-            },
+            ExprKind::Var(n) => {
+                if let Some(read) = self.unused_reads.remove(n) {
+                    rt::observe(read);
+                }
+                match self.regs.get(n) {
+                    Some(v) => *v,
+                    None => self.prog.layout.addr(n).unwrap_or(Val::Int(0)),
+                }
+            }
             ExprKind::Deref(a) => {
                 let loc = self.loc_of(a);
                 decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
@@ -551,7 +576,30 @@ impl ThreadRun<'_, '_> {
                 let (x, y) = (self.expr(a), self.expr(b));
                 self.binary(*op, x, y, e.pos)
             }
-            ExprKind::Atomic(call) => self.atomic(call, e.pos),
+            // An atomic's value used inside an expression is observed.
+            ExprKind::Atomic(call) => {
+                let (v, read) = self.atomic(call, e.pos);
+                if let Some(read) = read {
+                    rt::observe(read);
+                }
+                v
+            }
+        }
+    }
+
+    /// Evaluates `value` for an assignment to register `name`: an atomic
+    /// call's read is remembered as not yet used (its first use observes it).
+    fn assigned(&mut self, name: &str, value: &Expr) -> Val {
+        self.unused_reads.remove(name);
+        match &value.kind {
+            ExprKind::Atomic(call) => {
+                let (v, read) = self.atomic(call, value.pos);
+                if let Some(read) = read {
+                    self.unused_reads.insert(name.to_string(), read);
+                }
+                v
+            }
+            _ => self.expr(value),
         }
     }
 
@@ -590,13 +638,32 @@ impl ThreadRun<'_, '_> {
         }
     }
 
-    fn atomic(&mut self, c: &AtomicCall, pos: Pos) -> Val {
+    /// Runs an atomic call: its value, and the read whose value it is (for
+    /// loads and RMWs; the caller decides whether that value is used).
+    fn atomic(&mut self, c: &AtomicCall, pos: Pos) -> (Val, Option<EventId>) {
         let src = self.src(pos);
         let loc = self.loc_of(&c.addr);
-        let o = order(c.order);
         let scope = c.scope.map(engine_scope).unwrap_or(self.prog.default_scope);
+        // Operands first: evaluating them may access memory, and the class
+        // announced below belongs to this call's own event.
+        let operand = match c.op {
+            AtomicOp::Load | AtomicOp::CasStrong | AtomicOp::CasWeak => None,
+            _ => Some(encode(self.expr(&c.args[0]))),
+        };
+        // DRFrlx: a relaxed call's class (the test's, or the one class
+        // inference tries at this line), the order it runs with (unpaired
+        // calls are strengthened in a weak-model run of `scopecheck
+        // drfrlx`), and whether a quantum-equivalent run picks its values.
+        let (class, o) = if c.order == MemOrder::Relaxed {
+            let class = drfrlx::class_at(src, c.class.map(checker_class));
+            (class, drfrlx::relaxed_order(class))
+        } else {
+            (None, order(c.order))
+        };
+        let quantum = drfrlx::quantum_active(class);
         let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool) {
-            match rt::op_at(
+            rt::set_next_class(class);
+            let r = match rt::op_at(
                 Op::Rmw {
                     loc,
                     op,
@@ -611,15 +678,43 @@ impl ThreadRun<'_, '_> {
                 OpResult::Value(v) => (v, true),
                 OpResult::Cas(v, ok) => (v, ok),
                 r => panic!("scopecheck internal error: rmw answered {r:?}"),
-            }
+            };
+            rt::set_next_class(None);
+            r
         };
-        let operand = |th: &mut Self| encode(th.expr(&c.args[0]));
+        // Section 3.4.3 of seed 004: a quantum RMW returns one chosen value
+        // and writes another (a swap, still an RMW of its location).
+        let quantum_rmw = |th: &mut Self, op: RmwOp| -> (u64, bool) {
+            let read = drfrlx::choose(loc, 0);
+            let write = drfrlx::choose(loc, 1);
+            let written = write.or_else(|| op.apply(LITMUS_TYPE, 0)).unwrap_or(0);
+            let (old, _) = rmw(th, RmwOp::Swap(written), o.read_part());
+            let seen = read.unwrap_or(old);
+            let ok = match op {
+                RmwOp::Cas { expected, .. } => expected == seen,
+                _ => true,
+            };
+            (seen, ok)
+        };
         match c.op {
-            AtomicOp::Load => decode(load(loc, o, scope, src)),
+            AtomicOp::Load => {
+                let chosen = if quantum { drfrlx::choose(loc, 0) } else { None };
+                rt::set_next_class(class);
+                let v = load(loc, o, scope, src);
+                rt::set_next_class(None);
+                let read = rt::last_read();
+                (decode(chosen.unwrap_or(v)), read)
+            }
             AtomicOp::Store => {
-                let v = operand(self);
+                let mut v = operand.expect("a store has an operand");
+                if quantum {
+                    drfrlx::note_written(loc, v);
+                    v = drfrlx::choose(loc, 2).unwrap_or(v);
+                }
+                rt::set_next_class(class);
                 store(loc, o, v, scope, src);
-                Val::Int(0)
+                rt::set_next_class(None);
+                (Val::Int(0), None)
             }
             AtomicOp::Exchange
             | AtomicOp::FetchAdd
@@ -629,7 +724,7 @@ impl ThreadRun<'_, '_> {
             | AtomicOp::FetchXor
             | AtomicOp::FetchMin
             | AtomicOp::FetchMax => {
-                let v = operand(self);
+                let v = operand.expect("an RMW has an operand");
                 let op = match c.op {
                     AtomicOp::Exchange => RmwOp::Swap(v),
                     AtomicOp::FetchAdd => RmwOp::Add(v),
@@ -640,7 +735,12 @@ impl ThreadRun<'_, '_> {
                     AtomicOp::FetchMin => RmwOp::Min(v),
                     _ => RmwOp::Max(v),
                 };
-                decode(rmw(self, op, o).0)
+                let (old, _) = if quantum {
+                    quantum_rmw(self, op)
+                } else {
+                    rmw(self, op, o)
+                };
+                (decode(old), rt::last_read())
             }
             AtomicOp::CasStrong | AtomicOp::CasWeak => {
                 let exp_at = &c.args[0];
@@ -650,7 +750,13 @@ impl ThreadRun<'_, '_> {
                     _ => None,
                 };
                 let (expected, exp_loc) = match &reg {
-                    Some(r) => (self.regs.get(r).copied().unwrap_or(Val::Int(0)), None),
+                    Some(r) => {
+                        // Comparing with the register uses its value.
+                        if let Some(read) = self.unused_reads.remove(r) {
+                            rt::observe(read);
+                        }
+                        (self.regs.get(r).copied().unwrap_or(Val::Int(0)), None)
+                    }
                     None => {
                         let l = self.loc_of(exp_at);
                         (
@@ -660,27 +766,50 @@ impl ThreadRun<'_, '_> {
                     }
                 };
                 let desired = self.expr(&c.args[1]);
-                let failure = order(c.failure.unwrap_or(c.order)).read_part();
-                let (old, ok) = rmw(
-                    self,
-                    RmwOp::Cas {
-                        expected: encode(expected),
-                        new: encode(desired),
-                        weak: c.op == AtomicOp::CasWeak,
-                    },
-                    failure,
-                );
+                // A relaxed CAS's failure order follows its (possibly
+                // strengthened) success order unless the test names a
+                // stronger one.
+                let failure = match (c.order, c.failure) {
+                    (MemOrder::Relaxed, None | Some(MemOrder::Relaxed)) => o.read_part(),
+                    (_, f) => order(f.unwrap_or(c.order)).read_part(),
+                };
+                let op = RmwOp::Cas {
+                    expected: encode(expected),
+                    new: encode(desired),
+                    weak: c.op == AtomicOp::CasWeak,
+                };
+                let (old, ok) = if quantum {
+                    quantum_rmw(self, op)
+                } else {
+                    rmw(self, op, failure)
+                };
+                let read = rt::last_read();
                 if !ok {
                     match (&reg, exp_loc) {
                         (Some(r), _) => {
                             self.regs.insert(r.clone(), decode(old));
+                            if let Some(read) = read {
+                                self.unused_reads.insert(r.clone(), read);
+                            }
                         }
                         (None, Some(l)) => store(l, Order::NonAtomic, old, EngineScope::Thread, self.src(exp_at.pos)),
                         (None, None) => unreachable!("expected value came from somewhere"),
                     }
                 }
-                Val::Int(ok as i64)
+                // The success flag depends on the value read.
+                (Val::Int(ok as i64), read)
             }
         }
+    }
+}
+
+/// The checker's class for a litmus class name.
+fn checker_class(c: RlxClass) -> drfrlx::Class {
+    match c {
+        RlxClass::Unpaired => drfrlx::Class::Unpaired,
+        RlxClass::Commutative => drfrlx::Class::Commutative,
+        RlxClass::NonOrdering => drfrlx::Class::NonOrdering,
+        RlxClass::Quantum => drfrlx::Class::Quantum,
+        RlxClass::Speculative => drfrlx::Class::Speculative,
     }
 }

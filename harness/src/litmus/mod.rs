@@ -15,6 +15,7 @@
 //! ```
 
 pub mod ast;
+pub mod drfrlx;
 pub mod expect;
 pub mod interp;
 pub mod lexer;
@@ -22,5 +23,6 @@ pub mod output;
 pub mod parser;
 pub mod run;
 
+pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
 pub use parser::{parse, ParseError};
 pub use run::{check_file, check_source, check_test, LitmusModel, Options, TestError, TestResult};

@@ -266,6 +266,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             Arch::C => scopecheck_checker::event::Scope::System,
             Arch::OpenCl => scopecheck_checker::event::Scope::Device,
         },
+        final_order: scopecheck_checker::event::Order::Relaxed,
     };
     let LitmusModel::Engine(engine_model) = model else {
         unreachable!("validate refuses the opencl model")
@@ -356,7 +357,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
 
 /// Static checks: every name means something, and the model supports what
 /// the test uses. Returns notes for the reader.
-fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
+pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
     let mut notes = Vec::new();
     if model == LitmusModel::OpenCl {
         return Err(TestError::Unsupported(
@@ -467,7 +468,11 @@ fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
         ));
     }
     if classed {
-        notes.push("DRFrlx classes are accepted but not analysed yet: they do not change the outcomes".into());
+        notes.push(
+            "DRFrlx classes do not change a model's outcomes (a classified relaxed atomic is relaxed); `scopecheck \
+             drfrlx` judges its races"
+                .into(),
+        );
     }
     Ok(notes)
 }

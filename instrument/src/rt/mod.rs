@@ -14,7 +14,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
-use scopecheck_checker::event::{EventId, EventKind, Op, OpResult, Placement, SourceLoc, ThreadId};
+use scopecheck_checker::event::{EventId, EventKind, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
@@ -146,6 +146,35 @@ thread_local! {
     static SHARED: RefCell<Option<Shared>> = const { RefCell::new(None) };
     static CURRENT: Cell<Option<ThreadId>> = const { Cell::new(None) };
     static YIELDERS: RefCell<Vec<*const Yielder<Resume, Yield>>> = const { RefCell::new(Vec::new()) };
+    static PAIRED_FENCES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// While on, every paired access (an atomic access stronger than relaxed
+/// that carries no DRFrlx class) is issued between two seq_cst fences.
+///
+/// Why: DRFrlx lets relaxed classes be reordered with each other and with
+/// data, but not across paired atomics (seed 004, sections 3.2-3.4: "reordering
+/// ... with respect to other relaxed atomics"); C11's seq_cst accesses do not
+/// stop a relaxed access from moving across them (figure 2b's program has no
+/// illegal race, yet `rc11` lets its relaxed `Y` load be satisfied before
+/// the paired `Z` load, which SC forbids). A seq_cst fence on each side of
+/// a paired access is the C11 mapping of a DRFrlx system's paired atomic;
+/// the DRFrlx check turns this on for its weak-model run.
+pub fn set_paired_fences(on: bool) {
+    PAIRED_FENCES.with(|p| p.set(on));
+}
+
+/// Whether `op`, issued by thread `t`, is a paired access that
+/// [`set_paired_fences`] brackets with fences.
+fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
+    let order = match *op {
+        Op::Load { order, .. } | Op::Store { order, .. } => order,
+        Op::Rmw { success, .. } => success,
+        _ => return false,
+    };
+    !matches!(order, Order::Relaxed | Order::NonAtomic)
+        && PAIRED_FENCES.with(|p| p.get())
+        && with_shared(|s| s.engine.next_class(t).is_none())
 }
 
 /// Whether the calling code runs inside `scopecheck::model`.
@@ -242,10 +271,22 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Err(stop) => abort_with(stop),
         };
     }
-    match suspend(Yield::Op(op, src)) {
+    let fenced = needs_paired_fences(t, &op);
+    let sc_fence = || Op::Fence {
+        order: Order::SeqCst,
+        scope: Scope::System,
+    };
+    if fenced {
+        op_at(sc_fence(), src);
+    }
+    let r = match suspend(Yield::Op(op, src)) {
         Resume::Result(r) => r,
         Resume::Go => unreachable!("visible operation resumed without a result"),
+    };
+    if fenced {
+        op_at(sc_fence(), src);
     }
+    r
 }
 
 /// Spawns a model thread running `f` at `placement` (a GPU thread's device,

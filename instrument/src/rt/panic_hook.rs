@@ -40,7 +40,15 @@ pub(crate) fn enter_model() {
 /// Called when it ends.
 pub(crate) fn leave_model() {
     IN_MODEL.with(|m| m.set(false));
-    LAST.with(|l| *l.borrow_mut() = None);
+    let last = LAST.with(|l| l.borrow_mut().take());
+    // Leaving because the checker's own code panicked (outside every model
+    // thread): the hook kept the message quiet, so say it here, plainly as
+    // the checker's failure, before the panic goes on.
+    if std::thread::panicking() {
+        if let Some(msg) = last {
+            eprintln!("scopecheck internal error (a bug in the checker, not in the program under test): {msg}");
+        }
+    }
 }
 
 fn payload_text(p: &(dyn Any + Send)) -> String {

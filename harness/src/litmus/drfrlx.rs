@@ -1,0 +1,70 @@
+//! DRFrlx analysis of litmus tests (`scopecheck drfrlx`): the classes
+//! written after a relaxed order (`memory_order_relaxed, rlx_commutative`)
+//! are judged exactly as the shim's classified atomics are (see
+//! [`crate::drfrlx`]): races on the SC executions, the quantum-equivalent
+//! program, the weak-model run, and class inference.
+//!
+//! Observability follows the interpreter: an atomic's value is observed when
+//! an expression uses it (a condition, an operand, an address, a stored
+//! value), directly or through the register it was assigned to. Assigning
+//! it to a register is not a use, and neither is the final condition: in
+//! DRFrlx the result of an execution is the memory state at its end.
+
+use super::ast::{StateVar, Test};
+use super::interp::{prop_vars, Layout, Program};
+use super::parser::parse;
+use super::run::{validate, LitmusModel, TestError};
+use crate::drfrlx::{Check, DrfReport};
+use scopecheck_checker::event::{Order, Scope};
+use scopecheck_checker::MemoryModel;
+use std::collections::BTreeSet;
+
+/// Runs the DRFrlx check on the litmus source `src`, read from `file`.
+/// `unroll` bounds `while` loops as in `scopecheck litmus`.
+pub fn check_drfrlx_source(file: &str, src: &str, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
+    let test = parse(src).map_err(TestError::Parse)?;
+    check_drfrlx_test(file, &test, check, unroll)
+}
+
+/// Reads `path` and runs the DRFrlx check on it.
+pub fn check_drfrlx_file(path: &std::path::Path, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
+    let bytes = std::fs::read(path).map_err(|e| TestError::Io(format!("cannot read: {e}")))?;
+    let src = String::from_utf8_lossy(&bytes);
+    check_drfrlx_source(&path.display().to_string(), &src, check, unroll)
+}
+
+/// Runs the DRFrlx check on a parsed test.
+pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
+    // The same static checks as a run under `sc` (names, registers,
+    // constructs the interpreter supports); DRFrlx has no scopes, so scoped
+    // tests are judged as if every scope were system.
+    validate(test, LitmusModel::Engine(MemoryModel::Sc))?;
+    let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
+    let observed: Vec<StateVar> = test
+        .condition
+        .iter()
+        .flat_map(|c| prop_vars(&c.prop))
+        .chain(test.locations.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let file_static: &'static str = Box::leak(file.to_string().into_boxed_str());
+    let prog = Program {
+        test,
+        layout: &layout,
+        file: file_static,
+        unroll,
+        observed: &observed,
+        default_scope: Scope::System,
+        final_order: Order::SeqCst,
+    };
+    let mut check = check.clone();
+    check.loc_names = layout
+        .names
+        .iter()
+        .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
+        .collect();
+    Ok(check.explore(|| {
+        prog.execute();
+    }))
+}
