@@ -168,6 +168,10 @@ pub struct DrfReport {
     pub quantum_programs: u64,
     /// Complete SC executions of the quantum-equivalent program, over all combinations.
     pub quantum_executions: u64,
+    /// Whether every inference suggestion applied at once makes the program
+    /// legal (`None`: not judged, with fewer than two groups of lines or
+    /// nothing to change).
+    pub suggestions_together: Option<bool>,
     /// Complete executions under the weak model.
     pub weak_executions: u64,
     /// Failures (panics, assertions, deadlocks) of the SC runs: of the
@@ -680,6 +684,85 @@ impl Check {
                     together: together.iter().copied().filter(|&s| s != site).collect(),
                 });
             }
+        }
+        self.check_suggestions_together(f, judged, quantum, domains, report);
+    }
+
+    /// Each group was judged with the other unclassified lines paired, so
+    /// the suggestions need not hold together (message passing through
+    /// relaxed atomics: the flag is fine as non-ordering if the data is
+    /// paired, the data as unpaired if the flag is paired, but not both).
+    /// Judges the program with every suggestion applied at once and says
+    /// whether that is legal.
+    fn check_suggestions_together(
+        &self,
+        f: &dyn Fn(),
+        judged: &Judged,
+        quantum: bool,
+        domains: &HashMap<Loc, Vec<Value>>,
+        report: &mut DrfReport,
+    ) {
+        let changed: Vec<(SourceLoc, AccessClass)> = report
+            .inferences
+            .iter()
+            .filter_map(|i| {
+                let class = match i.suggestion {
+                    Suggestion::Class(c) => AccessClass::Relaxed(c),
+                    Suggestion::MustBePaired => AccessClass::Paired,
+                    Suggestion::Nothing => return None,
+                };
+                (i.given.map(AccessClass::Relaxed) != Some(class)).then_some((i.site, class))
+            })
+            .collect();
+        let groups: BTreeSet<Vec<SourceLoc>> = report
+            .inferences
+            .iter()
+            .map(|i| {
+                let mut g = i.together.clone();
+                g.push(i.site);
+                g.sort();
+                g
+            })
+            .collect();
+        if groups.len() < 2 || changed.is_empty() {
+            return;
+        }
+        let classes = ClassOverride {
+            sites: changed.clone(),
+            unclassified_as: Some(AccessClass::Paired),
+            assume_observed: Vec::new(),
+        };
+        let becomes_quantum = changed.iter().any(|(_, c)| *c == AccessClass::Relaxed(Class::Quantum));
+        let legal = if !quantum && !becomes_quantum {
+            judged
+                .graphs
+                .iter()
+                .all(|g| analyze(g, &classes).map(|rs| rs.is_empty()).unwrap_or(false))
+        } else {
+            let shim_sites = changed
+                .iter()
+                .map(|&(s, c)| {
+                    (
+                        s,
+                        match c {
+                            AccessClass::Relaxed(c) => Some(c),
+                            _ => None,
+                        },
+                    )
+                })
+                .collect();
+            shim::set_site_classes(shim_sites);
+            let j = self.judge_quantum(f, &classes, domains, false);
+            shim::set_site_classes(Vec::new());
+            j.races.is_empty() && j.failures.is_empty() && j.internal.is_empty() && j.incomplete.is_empty()
+        };
+        report.suggestions_together = Some(legal);
+        if !legal {
+            report.notes.push(
+                "the suggestions were found one location at a time (the other unclassified lines taken as paired) \
+                 and are not legal all together: apply one, then check again"
+                    .into(),
+            );
         }
     }
 

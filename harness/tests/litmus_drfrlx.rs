@@ -1,0 +1,143 @@
+//! DRFrlx classes in litmus files (`corpus/drfrlx/`): each file's exact
+//! verdict from the library entry point, and `scopecheck drfrlx` end to
+//! end (output, exit statuses, located errors that do not stop the run).
+
+use scopecheck::drfrlx::{Check, DrfReport, RaceKind, Suggestion};
+use scopecheck::litmus::{check_drfrlx_file, check_drfrlx_source, TestError};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/drfrlx")
+        .join(name)
+}
+
+fn check(name: &str) -> DrfReport {
+    check_drfrlx_file(&corpus(name), &Check::new(), 2).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+/// The final value of `name` in each non-SC outcome.
+fn non_sc_values(r: &DrfReport, name: &str) -> Vec<u64> {
+    r.non_sc
+        .iter()
+        .map(|o| o.state.iter().find(|(n, _)| n == name).expect("named in the state").1)
+        .collect()
+}
+
+#[test]
+fn figure_2a_is_a_non_ordering_race_and_out_20_is_not_sc() {
+    let r = check("fig2a.litmus");
+    assert_eq!(r.race_kinds(), vec![RaceKind::NonOrdering], "{r}");
+    let race = &r.races[0];
+    assert_eq!((race.first.0.line, race.second.0.line), (15, 19), "{r}");
+    assert_eq!(race.path.as_ref().map(Vec::len), Some(5), "{r}");
+    assert_eq!((r.sc_executions, r.weak_executions), (3, 4), "{r}");
+    assert_eq!(non_sc_values(&r, "out"), vec![20], "{r}");
+    assert!(r.non_sc[0].blamed[0].starts_with("non-ordering race"), "{r}");
+}
+
+#[test]
+fn figure_2b_is_legal_and_sc() {
+    let r = check("fig2b.litmus");
+    assert!(r.is_legal(), "{r}");
+    assert!(r.non_sc.is_empty(), "{r}");
+    assert_eq!((r.sc_executions, r.weak_executions), (4, 4), "{r}");
+}
+
+#[test]
+fn an_observed_commutative_increment_is_a_commutative_race() {
+    let r = check("histogram-read.litmus");
+    assert_eq!(r.race_kinds(), vec![RaceKind::Commutative], "{r}");
+    assert_eq!(
+        r.races[0].why, "the value loaded by one of them is used by its thread",
+        "{r}"
+    );
+    assert_eq!(r.races[0].executions, 2, "{r}");
+}
+
+#[test]
+fn a_validated_seqlock_is_legal_and_an_early_use_is_a_speculative_race() {
+    let r = check("seqlock.litmus");
+    assert!(r.is_legal(), "{r}");
+    assert_eq!(r.sc_executions, 10, "{r}");
+    let r = check("seqlock-early.litmus");
+    assert_eq!(r.race_kinds(), vec![RaceKind::Speculative], "{r}");
+    // The data load races with the store in 8 of the 10 SC executions: in
+    // the other two, seq orders them (the reader's RMW is read by the
+    // writer's, or the reader's first load reads the writer's last store).
+    assert_eq!(r.races[0].executions, 8, "{r}");
+}
+
+#[test]
+fn quantum_split_counter_is_legal_on_its_quantum_equivalent_program() {
+    let r = check("split-counter.litmus");
+    assert!(r.is_legal(), "{r}");
+    assert_eq!(r.sc_executions, 4, "{r}");
+    // Six quantum choices (each counter's load and store, the reader's two
+    // loads), each from its location's domain {0, 1}: 2^6 combinations.
+    assert_eq!((r.quantum_programs, r.quantum_executions), (64, 256), "{r}");
+}
+
+#[test]
+fn inference_says_a_relaxed_flag_that_orders_data_must_be_paired() {
+    let r = check("mp-unclassified.litmus");
+    assert_eq!(r.race_kinds(), vec![RaceKind::Data, RaceKind::Unclassified], "{r}");
+    assert_eq!(r.inferences.len(), 2, "{r}");
+    for i in &r.inferences {
+        assert!(i.legal.is_empty(), "{r}");
+        assert!(matches!(i.suggestion, Suggestion::MustBePaired), "{r}");
+    }
+}
+
+#[test]
+fn inference_says_when_its_suggestions_do_not_hold_together() {
+    let r = check("mp-relaxed.litmus");
+    assert_eq!(r.suggestions_together, Some(false), "{r}");
+    assert!(r.notes.iter().any(|n| n.contains("not legal all together")), "{r}");
+}
+
+#[test]
+fn a_class_on_a_non_relaxed_order_is_a_located_error() {
+    let src = "C bad\n{}\nP0 (atomic_int* x) {\n  atomic_store_explicit(x, 1, memory_order_release, rlx_quantum);\n}\n";
+    match check_drfrlx_source("bad.litmus", src, &Check::new(), 2) {
+        Err(e @ TestError::Parse(_)) => {
+            let text = e.located("bad.litmus");
+            assert!(text.starts_with("bad.litmus:4:"), "{text}");
+            assert!(text.contains("relaxed"), "{text}");
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_command_judges_a_folder_and_keeps_going_past_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["fig2a.litmus", "fig2b.litmus"] {
+        std::fs::copy(corpus(f), dir.path().join(f)).unwrap();
+    }
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_scopecheck"))
+            .args(args)
+            .output()
+            .expect("the scopecheck binary runs")
+    };
+    let legal = dir.path().join("fig2b.litmus");
+    let out = run(&["drfrlx", legal.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = run(&["drfrlx", dir.path().to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("fig2a.litmus: DRFrlx illegal"), "{stdout}");
+    assert!(stdout.contains("fig2b.litmus: DRFrlx legal"), "{stdout}");
+    assert!(stdout.contains("2 test(s): 1 legal, 1 illegal, 0 error(s)"), "{stdout}");
+    std::fs::write(dir.path().join("broken.litmus"), "C broken\n{\n").unwrap();
+    let out = run(&["drfrlx", dir.path().to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("3 test(s): 1 legal, 1 illegal, 1 error(s)"), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("broken.litmus:"),
+        "{stdout}"
+    );
+}
