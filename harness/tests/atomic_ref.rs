@@ -807,3 +807,31 @@ fn an_asserted_address_space_must_match_the_cells() {
         assert_eq!((l.read(), g.read(), n.read()), (2, 1, 1));
     });
 }
+
+/// docs/atomic-ref.md's first example: a device-scope counter bumped by
+/// the four work-items of two work-groups is correct (one execution per
+/// order of the four RMWs); at work-group scope it is a heterogeneous race.
+#[test]
+fn the_docs_counter_example() {
+    use scopecheck::gpu::{launch, Launch};
+    let counter = |scope| {
+        move || {
+            let count = Plain::new(0u32);
+            launch(
+                Launch::new(2, 2),
+                |_| (),
+                |_item| {
+                    AtomicRef::sycl(&count, memory_order::relaxed, scope).fetch_add(1);
+                },
+            );
+            assert_eq!(count.read(), 4);
+        }
+    };
+    let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
+    let r = b.explore(counter(memory_scope::device));
+    assert!(r.failures().is_empty(), "{r}");
+    assert_eq!(r.executions(), 24);
+    let r = b.explore(counter(memory_scope::work_group));
+    assert_eq!(r.failures().len(), 1, "{r}");
+    assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace);
+}
