@@ -835,3 +835,43 @@ fn the_docs_counter_example() {
     assert_eq!(r.failures().len(), 1, "{r}");
     assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace);
 }
+
+/// A pointer whose address changes from one execution to the next (here a
+/// std counter stands in for a heap address) is a value the checker
+/// cannot replay: reported as a nondeterministic program, not used.
+#[test]
+fn a_stored_pointer_that_differs_between_executions_is_nondeterminism() {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let r = Builder::new().explore(|| {
+        let cell = Arc::new(Plain::new(std::ptr::null_mut::<u64>()));
+        let c1 = cell.clone();
+        let t = spawn(move || {
+            let fresh = (0x1000 + 8 * RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) as *mut u64;
+            AtomicRef::cuda(&*c1, thread_scope::system).store(fresh);
+        });
+        let _ = AtomicRef::cuda(&*cell, thread_scope::system).load();
+        t.join().unwrap();
+    });
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
+    assert!(f.message.contains("Store"), "{}", f.message);
+}
+
+/// The same for a cell's initial value.
+#[test]
+fn an_initial_pointer_that_differs_between_executions_is_nondeterminism() {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let r = Builder::new().explore(|| {
+        let fresh = (0x1000 + 8 * RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) as *mut u64;
+        let cell = Arc::new(Plain::new(fresh));
+        let c1 = cell.clone();
+        let t = spawn(move || AtomicRef::cuda(&*c1, thread_scope::system).store(std::ptr::null_mut()));
+        let _ = AtomicRef::cuda(&*cell, thread_scope::system).load();
+        t.join().unwrap();
+    });
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
+    assert!(f.message.contains("Alloc"), "{}", f.message);
+}
