@@ -875,3 +875,50 @@ fn an_initial_pointer_that_differs_between_executions_is_nondeterminism() {
     assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
     assert!(f.message.contains("Alloc"), "{}", f.message);
 }
+
+/// Seed 002's third reduction, in miniature: each work-group counts into
+/// its own local-memory cell at work-group scope, waits at the
+/// work-group barrier, and its first work-item adds the group's count to a
+/// global cell at device scope. Two work-groups of two: two orders of the
+/// local adds in each group, two of the global adds.
+#[test]
+fn local_memory_counts_at_work_group_scope_and_global_at_device_scope() {
+    use scopecheck::gpu::{launch, Launch};
+    let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
+    let (o, r) = outcomes(&b, |rec: &dyn Fn((u32, u32))| {
+        let total = Plain::global(0u32);
+        let seen = [Plain::new(0u32), Plain::new(0u32)];
+        launch(
+            Launch::new(2, 2),
+            |_| Plain::local(0u32),
+            |item| {
+                let local = || {
+                    AtomicRef::sycl_in(
+                        item.shared(),
+                        memory_order::relaxed,
+                        memory_scope::work_group,
+                        address_space::local_space,
+                    )
+                };
+                local().fetch_add(1);
+                item.sync_threads();
+                if item.thread_idx() == 0 {
+                    let count = local().load();
+                    seen[item.block_idx() as usize].write(count);
+                    AtomicRef::sycl_in(
+                        &total,
+                        memory_order::relaxed,
+                        memory_scope::device,
+                        address_space::global_space,
+                    )
+                    .fetch_add(count);
+                }
+            },
+        );
+        assert_eq!(seen[0].read(), seen[1].read());
+        rec((seen[0].read(), total.read()));
+    });
+    assert!(r.failures().is_empty(), "{r}");
+    assert_eq!(o, set([(2, 4)]));
+    assert_eq!(r.executions(), 8);
+}
