@@ -399,7 +399,7 @@ impl Engine {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             let ev = self.graph.event(id).kind.clone();
             let res = match (op, &ev) {
-                (Op::Alloc { .. }, EventKind::Alloc { loc, .. }) => {
+                (Op::Alloc { init, .. }, EventKind::Alloc { loc, init: kept, .. }) if init == kept => {
                     self.rt(t).alloc_seq += 1;
                     OpResult::Loc(*loc)
                 }
@@ -943,7 +943,10 @@ impl Engine {
                 self.note_read(t, r.loc, r.rf);
                 OpResult::Value(r.value)
             }
-            (Op::Store { loc, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw => {
+            // The value too: a store that writes something else than the
+            // kept graph says (an address that moved, a counter kept outside
+            // the model) would let later reads see a value never written.
+            (Op::Store { loc, value, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw && w.value == *value => {
                 self.note_write(t, *loc);
                 OpResult::Done
             }

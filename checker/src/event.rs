@@ -279,6 +279,10 @@ pub enum RmwOp {
         /// Whether this is `compare_exchange_weak`.
         weak: bool,
     },
+    /// A floating-point `fetch_add` / `fetch_sub` / `fetch_min` /
+    /// `fetch_max` with the operand's bits; the width is the
+    /// [`ValueType`]'s (32: `f32`, 64: `f64`). See [`crate::float`].
+    Float(crate::float::FloatOp, Value),
 }
 
 impl RmwOp {
@@ -322,6 +326,7 @@ impl RmwOp {
                     return None;
                 }
             }
+            RmwOp::Float(op, v) => op.apply(ty.bits, old, v),
         };
         Some(ty.mask(v))
     }
@@ -340,6 +345,7 @@ impl RmwOp {
             RmwOp::Min(_) => "fetch_min",
             RmwOp::Cas { weak: false, .. } => "compare_exchange",
             RmwOp::Cas { weak: true, .. } => "compare_exchange_weak",
+            RmwOp::Float(op, _) => op.name(),
         }
     }
 }

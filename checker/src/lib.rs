@@ -13,6 +13,7 @@ pub mod engine;
 pub mod event;
 pub mod explore;
 pub mod failure;
+pub mod float;
 pub mod graph;
 pub mod model;
 pub mod races;

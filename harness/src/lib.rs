@@ -41,6 +41,7 @@ pub mod sync {
             AtomicPtr, AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
         };
     }
+    pub use scopecheck_instrument::atomic_ref;
 }
 
 pub use scopecheck_instrument::{cell, gpu, hint, thread};

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod atomic_ref;
 pub mod cell;
 pub mod drfrlx;
 pub mod gpu;

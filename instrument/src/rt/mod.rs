@@ -2,7 +2,7 @@
 //! calling OS thread, one execution after another, and connects each shim
 //! operation to the checker's [`Engine`].
 //!
-//! Shim code calls [`op`] (and [`spawn`], [`spin`], ...). An operation that
+//! Shim code calls [`op`] (and [`spawn_at`], [`spin`], ...). An operation that
 //! involves no choice is applied on the spot; a visible one suspends the
 //! coroutine, and the scheduler loop in [`run`] asks the engine which thread
 //! goes next.

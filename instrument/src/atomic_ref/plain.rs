@@ -1,0 +1,136 @@
+//! [`Plain`]: ordinary shared memory that code reads and writes plainly and
+//! that an [`AtomicRef`](super::AtomicRef) can also operate on atomically,
+//! the way C++ code keeps an `int` and wraps it in `sycl::atomic_ref` or
+//! `cuda::atomic_ref` where it needs atomicity.
+
+use super::value::{value_type, AtomicValue};
+use crate::atomic::RawAtomic;
+use scopecheck_checker::event::{LocKind, Order, Scope};
+use std::marker::PhantomData;
+use std::mem::size_of;
+
+/// Where an object lives, as `sycl::access::address_space` names it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum AddressSpace {
+    /// `generic_space`: either global or local; for a [`Plain`], "not said".
+    #[default]
+    Generic,
+    /// `global_space`: device (global) memory.
+    Global,
+    /// `local_space`: work-group local memory (CUDA's `__shared__`).
+    Local,
+}
+
+impl AddressSpace {
+    /// SYCL's name: `generic_space`, `global_space`, `local_space`.
+    pub fn sycl_name(self) -> &'static str {
+        match self {
+            AddressSpace::Generic => "generic_space",
+            AddressSpace::Global => "global_space",
+            AddressSpace::Local => "local_space",
+        }
+    }
+}
+
+/// A shared memory cell holding a `T` (an `int` of C++ device code): plain
+/// reads and writes ([`Plain::read`], [`Plain::write`]) are non-atomic and
+/// checked for data races like [`UnsafeCell`](crate::cell::UnsafeCell)'s,
+/// and an [`AtomicRef`](super::AtomicRef) made on it performs atomic
+/// operations on the same location. The value lives in the checker (plain
+/// reads return what the memory model lets them read), so a plain read
+/// racing an atomic write is reported, not silently torn.
+pub struct Plain<T: AtomicValue> {
+    raw: RawAtomic,
+    space: AddressSpace,
+    _t: PhantomData<T>,
+}
+
+impl<T: AtomicValue> Plain<T> {
+    /// A cell holding `v`, its address space not said (inside a model only).
+    ///
+    /// # Panics
+    /// If `T` is wider than 8 bytes.
+    #[track_caller]
+    pub fn new(v: T) -> Plain<T> {
+        Plain::new_in(v, AddressSpace::Generic)
+    }
+
+    /// A cell in global (device) memory.
+    #[track_caller]
+    pub fn global(v: T) -> Plain<T> {
+        Plain::new_in(v, AddressSpace::Global)
+    }
+
+    /// A cell in work-group local memory (put it in a kernel's per-block
+    /// shared state).
+    #[track_caller]
+    pub fn local(v: T) -> Plain<T> {
+        Plain::new_in(v, AddressSpace::Local)
+    }
+
+    /// A cell in address space `space` (`Generic`: not said).
+    #[track_caller]
+    pub fn new_in(v: T, space: AddressSpace) -> Plain<T> {
+        let n = size_of::<T>();
+        if n > 8 {
+            panic!(
+                "scopecheck: Plain<{}> holds values of at most 8 bytes (the checker keeps each one as a \
+                 64-bit pattern), and this type has {n}",
+                std::any::type_name::<T>()
+            );
+        }
+        Plain {
+            raw: RawAtomic::new(v.to_bits(), value_type::<T>(), LocKind::Atomic),
+            space,
+            _t: PhantomData,
+        }
+    }
+
+    /// A plain (non-atomic) read: a data race if a write of another thread
+    /// does not happen before it, or it before that write.
+    #[track_caller]
+    pub fn read(&self) -> T {
+        T::from_bits(self.raw.load_at(Order::NonAtomic, Scope::Thread))
+    }
+
+    /// A plain (non-atomic) write: a data race if another thread's access
+    /// is not ordered with it by happens-before.
+    #[track_caller]
+    pub fn write(&self, v: T) {
+        self.raw.store_at(v.to_bits(), Order::NonAtomic, Scope::Thread)
+    }
+
+    /// Consumes the cell, returning its value (a plain read).
+    #[track_caller]
+    pub fn into_inner(self) -> T {
+        self.read()
+    }
+
+    /// The address space the cell was made in (`Generic` if not said).
+    pub fn address_space(&self) -> AddressSpace {
+        self.space
+    }
+
+    pub(crate) fn raw(&self) -> &RawAtomic {
+        &self.raw
+    }
+}
+
+impl<T: AtomicValue + Default> Default for Plain<T> {
+    #[track_caller]
+    fn default() -> Plain<T> {
+        Plain::new(T::default())
+    }
+}
+
+impl<T: AtomicValue> std::fmt::Debug for Plain<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Plain<{}>({})", std::any::type_name::<T>(), self.raw.loc)
+    }
+}
+
+// SAFETY: the cell holds no `T`, only the checker's location; every access
+// goes through the single-threaded runtime (as with the shim's atomics).
+unsafe impl<T: AtomicValue> Sync for Plain<T> {}
+// SAFETY: as above.
+unsafe impl<T: AtomicValue> Send for Plain<T> {}
