@@ -545,3 +545,29 @@ fn inference_corrects_every_mislabelled_use_case() {
     assert!(!r.is_legal(), "{r}");
     wrong(&r, "s2.rlx(stop_class)", Class::Speculative);
 }
+
+// ---------------------------------------------------------------- README
+
+/// The README's example, as written there (two commutative increments,
+/// read after the join): legal, 2 SC executions (the increments' order).
+#[test]
+fn readme_example_is_legal() {
+    use scopecheck::drfrlx;
+    drfrlx::check(|| {
+        let hits = Arc::new(AtomicU32::new(0));
+        let h2 = hits.clone();
+        let t = thread::spawn(move || h2.rlx(Class::Commutative).fetch_add(1).discard());
+        hits.rlx(Class::Commutative).fetch_add(1).discard(); // use .get() and it is a commutative race
+        t.join().unwrap();
+        assert_eq!(hits.load(SeqCst), 2);
+    });
+    let r = Check::new().explore(|| {
+        let hits = Arc::new(AtomicU32::new(0));
+        let h2 = hits.clone();
+        let t = thread::spawn(move || h2.rlx(Class::Commutative).fetch_add(1).discard());
+        let _ = hits.rlx(Class::Commutative).fetch_add(1).get();
+        t.join().unwrap();
+    });
+    assert_eq!(r.race_kinds(), vec![RaceKind::Commutative], "{r}");
+    assert_eq!(r.sc_executions, 2, "{r}");
+}
