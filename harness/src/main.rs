@@ -149,7 +149,8 @@ struct LitmusArgs {
     #[arg(long, default_value_t = 2)]
     unroll: u32,
     /// Exploration: `exhaustive` (optimal), `reference` (every interleaving,
-    /// slow), or `random:SEED:N` (N random executions).
+    /// slow), `random:SEED:N` (N random executions), or `pct:SEED:N:DEPTH` (N PCT
+    /// executions targeting bugs of that depth).
     #[arg(long, default_value = "exhaustive", value_parser = parse_strategy)]
     strategy: Strategy,
     /// Stop each test after this many executions (its result is then partial).
@@ -174,8 +175,13 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
                     iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
                 }),
+                ["pct", seed, n, d] => Ok(Strategy::Pct {
+                    seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
+                    iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
+                    depth: d.parse().map_err(|_| format!("bad depth `{d}`"))?,
+                }),
                 _ => Err(format!(
-                    "unknown strategy `{s}` (expected exhaustive, reference or random:SEED:N)"
+                    "unknown strategy `{s}` (expected exhaustive, reference, random:SEED:N or pct:SEED:N:DEPTH)"
                 )),
             }
         }

@@ -4,8 +4,9 @@
 //! write a read reads, where a write goes in mo) and answers with the option
 //! to take now. Exhaustive strategies also remember the other options and
 //! set up the graph of the next execution in [`Strategy::next_execution`].
-//! A new strategy (PCT, say) is one file implementing this trait.
+//! A new strategy is one file implementing this trait (`pct.rs` is one).
 
+pub mod pct;
 pub mod random;
 pub mod reference;
 pub mod replay;

@@ -15,7 +15,9 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
 use scopecheck_checker::event::{EventId, EventKind, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
-use scopecheck_checker::explore::{random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy};
+use scopecheck_checker::explore::{
+    pct::Pct, random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy,
+};
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::{token, Engine, MemoryModel};
@@ -41,6 +43,18 @@ pub enum StrategyChoice {
     },
     /// One execution, replayed from a token.
     Replay(String),
+    /// PCT (probabilistic concurrency testing): random thread priorities with
+    /// `depth - 1` priority change points per execution, so that a bug needing
+    /// `depth` ordering constraints is found with a probability that does
+    /// not shrink with the program's other choices; memory choices random.
+    Pct {
+        /// Seed of the generator.
+        seed: u64,
+        /// Number of executions.
+        iterations: u64,
+        /// The bug depth it targets (1: no change point).
+        depth: u32,
+    },
 }
 
 /// Everything a run needs to know.
@@ -394,6 +408,11 @@ fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
         StrategyChoice::Reference => Box::new(Reference::new()),
         StrategyChoice::Random { seed, iterations } => Box::new(RandomWalk::new(*seed, *iterations)),
         StrategyChoice::Replay(tok) => Box::new(Replay::new(token::decode(tok)?)),
+        StrategyChoice::Pct {
+            seed,
+            iterations,
+            depth,
+        } => Box::new(Pct::new(*seed, *iterations, *depth)),
     })
 }
 
