@@ -6,6 +6,7 @@
 //! reference enumerator asks only [`MemoryModel::consistent_declarative`],
 //! which derives every relation from scratch.
 
+pub mod opencl;
 pub mod relations;
 
 use crate::event::*;
@@ -38,7 +39,7 @@ pub enum MemoryModel {
     /// any write of its location and a write may take any place in mo, subject
     /// only to RMW atomicity and no thin air (acyclic(po ∪ rf)). No access
     /// synchronizes and no coherence is enforced: a model built on it judges
-    /// each complete graph itself (`opencl`, see docs/opencl-model.md). Not for Rust programs: it
+    /// each complete graph itself (see [`opencl`]). Not for Rust programs: it
     /// reports no races.
     Porf,
 }

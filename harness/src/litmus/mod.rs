@@ -18,6 +18,7 @@ pub mod ast;
 pub mod expect;
 pub mod interp;
 pub mod lexer;
+pub mod opencl;
 pub mod output;
 pub mod parser;
 pub mod run;
