@@ -87,8 +87,21 @@ pub enum OpenClAxiom {
 pub struct Judgement {
     /// Racing pairs (data races and heterogeneous races), by event.
     pub races: Vec<(EventId, EventId)>,
-    /// Barrier instances some thread of the work-group never reaches, said in words.
-    pub divergence: Vec<String>,
+    /// Barrier instances some thread of the work-group never reaches.
+    pub divergence: Vec<Divergence>,
+}
+
+/// A barrier instance reached by one thread of a work-group and never by another.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Divergence {
+    /// The thread that reaches the barrier.
+    pub thread: ThreadId,
+    /// The barrier's label (`""` when unlabelled).
+    pub label: String,
+    /// Which occurrence of that label in the thread (from 1).
+    pub occurrence: u32,
+    /// The thread of the same work-group that never reaches it.
+    pub missing: ThreadId,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -528,10 +541,12 @@ pub fn check(g: &ExecutionGraph, env: &OpenClEnv) -> Result<Judgement, OpenClAxi
                     .any(|y| y.kind == Kind::Entry && y.id.thread == t && y.barrier == x.barrier)
             };
             if member && !reached() {
-                out.divergence.push(format!(
-                    "thread {} reaches barrier `{label}` (occurrence {k}) but thread {t} of its work-group never does",
-                    x.id.thread
-                ));
+                out.divergence.push(Divergence {
+                    thread: x.id.thread,
+                    label: label.clone(),
+                    occurrence: *k,
+                    missing: t,
+                });
             }
         }
     }

@@ -9,7 +9,7 @@ use scopecheck_checker::event::{EventId, EventKind, SourceLoc};
 use scopecheck_checker::explore::reference::canonical_key;
 use scopecheck_checker::failure::{EventInfo, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
-use scopecheck_checker::model::opencl::check as opencl_check;
+use scopecheck_checker::model::opencl::{check as opencl_check, Divergence};
 use scopecheck_checker::token;
 use scopecheck_checker::{Failure, MemoryModel};
 use scopecheck_instrument::rt::{self, RunConfig};
@@ -307,7 +307,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         racy: u64,
         races: Vec<Failure>,
         race_lines: HashSet<(SourceLoc, SourceLoc)>,
-        divergence: BTreeSet<String>,
+        divergence: BTreeSet<Divergence>,
     }
     let seen = RefCell::new(Seen {
         states: BTreeMap::new(),
@@ -384,7 +384,21 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     }
     let mut notes = notes;
     let (executions, blocked, races, racy_executions) = if env.is_some() {
-        notes.extend(seen.divergence.iter().map(|d| format!("barrier divergence: {d}")));
+        // Engine thread t + 1 runs the test's t-th thread.
+        let pname = |t: u32| {
+            test.threads
+                .get(t as usize - 1)
+                .map_or(format!("thread {t}"), |th| format!("P{}", th.index))
+        };
+        notes.extend(seen.divergence.iter().map(|d| {
+            format!(
+                "barrier divergence: {} reaches barrier `{}` (occurrence {}) but {} of its work-group never does",
+                pname(d.thread),
+                d.label,
+                d.occurrence,
+                pname(d.missing)
+            )
+        }));
         (
             seen.consistent_count,
             r.stats.blocked + seen.rejected,
