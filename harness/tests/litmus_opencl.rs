@@ -280,3 +280,34 @@ fn conflicting_declarations_are_an_error() {
          model needs one region and one type per location"
     );
 }
+
+/// The cross-region clause (`scf`, docs/opencl-model.md 3.3): a release and
+/// an acquire fence that both carry the global and the local flag
+/// synchronize global data through a local flag; either flag alone does not.
+#[test]
+fn fences_with_both_flags_cross_regions() {
+    let src = |flags: &str| {
+        format!(
+            "OPENCL scf\n{{ [x]=0; [y]=0; }}\n\
+             P0@wg 0, dev 0 (global int* x, local atomic_int* y) {{\n\
+               *x = 1;\n\
+               atomic_work_item_fence({flags}, memory_order_release, memory_scope_work_group);\n\
+               atomic_store_explicit(y, 1, memory_order_relaxed, memory_scope_work_group);\n\
+             }}\n\
+             P1@wg 0, dev 0 (global int* x, local atomic_int* y) {{\n\
+               int r0 = atomic_load_explicit(y, memory_order_relaxed, memory_scope_work_group);\n\
+               atomic_work_item_fence({flags}, memory_order_acquire, memory_scope_work_group);\n\
+               int r1 = *x;\n\
+             }}\n\
+             exists (1:r0=1 /\\ 1:r1=0)\n"
+        )
+    };
+    let both = run(&src("CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE"));
+    assert_eq!(states(&both), ["1:r0=0; 1:r1=0;", "1:r0=1; 1:r1=1;"]);
+    assert_eq!(both.verdict(), Some(false));
+    for one in ["CLK_GLOBAL_MEM_FENCE", "CLK_LOCAL_MEM_FENCE"] {
+        let r = run(&src(one));
+        assert_eq!(states(&r), ["1:r0=0; 1:r1=0;", "1:r0=1; 1:r1=0;"], "{one}");
+        assert_eq!(r.verdict(), Some(true), "{one}");
+    }
+}
