@@ -234,6 +234,10 @@ impl Engine {
     /// Counts the current (complete) execution as racy if it is, and keeps a
     /// report of each pair of source lines not seen racing before.
     fn log_races(&mut self) {
+        if self.model == MemoryModel::Porf {
+            // `porf` has no happens-before: races are its client model's business.
+            return;
+        }
         let pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
         if pairs.is_empty() {
             return;
@@ -590,7 +594,7 @@ impl Engine {
     fn await_candidates(&self, t: ThreadId, loc: Loc, aw: Await) -> (Vec<EventId>, Vec<EventId>) {
         let mut free = Vec::new();
         let mut taken = Vec::new();
-        for c in MemoryModel::rf_candidates(&self.graph, t, loc) {
+        for c in self.model.read_candidates(&self.graph, t, loc) {
             if aw.admits(self.graph.write_value(loc, c)) {
                 if self.graph.rmw_reader_of(loc, c, None).is_some() {
                     taken.push(c);
@@ -1021,7 +1025,7 @@ impl Engine {
     }
 
     fn sc_check_needed(&self) -> bool {
-        self.model == MemoryModel::Sc || self.graph.sc_events() >= 2
+        self.model == MemoryModel::Sc || (self.model != MemoryModel::Porf && self.graph.sc_events() >= 2)
     }
 
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
@@ -1030,7 +1034,9 @@ impl Engine {
         if self.strategy.unfiltered() {
             return choices;
         }
-        if !(self.model == MemoryModel::Sc || kind.order.is_sc() || self.sc_check_needed()) {
+        if self.model == MemoryModel::Porf
+            || !(self.model == MemoryModel::Sc || kind.order.is_sc() || self.sc_check_needed())
+        {
             return choices;
         }
         let mut keep = Vec::with_capacity(choices.len());
@@ -1071,7 +1077,7 @@ impl Engine {
         if self.strategy.unfiltered() {
             self.all_writes(loc)
         } else {
-            MemoryModel::rf_candidates(&self.graph, t, loc)
+            self.model.read_candidates(&self.graph, t, loc)
         }
     }
 
@@ -1135,7 +1141,7 @@ impl Engine {
         let mut places = if unfiltered {
             (1..=self.graph.loc(loc).expect("loc").mo.len() + 1).collect()
         } else {
-            MemoryModel::mo_placements(&self.graph, t, loc)
+            self.model.write_placements(&self.graph, t, loc)
         };
         let kind = EventKind::Write(WriteEvent {
             loc,
@@ -1143,7 +1149,10 @@ impl Engine {
             value,
             rmw: false,
         });
-        if !unfiltered && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed()) {
+        if !unfiltered
+            && self.model != MemoryModel::Porf
+            && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed())
+        {
             let views = self
                 .graph
                 .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
@@ -1396,7 +1405,7 @@ impl Engine {
     /// Race between the new access `id` to an atomic location and earlier
     /// conflicting accesses of other threads, when one of the two is plain.
     fn check_access_race(&self, id: EventId, loc: Loc, is_write: bool) -> Result<(), Stop> {
-        if self.limits.record_races {
+        if self.limits.record_races || self.model == MemoryModel::Porf {
             return Ok(());
         }
         let scoped = self.model.sync_rules().scoped;
@@ -1429,7 +1438,7 @@ impl Engine {
     }
 
     fn check_cell_race(&self, id: EventId, loc: Loc, write: bool) -> Result<(), Stop> {
-        if self.limits.record_races {
+        if self.limits.record_races || self.model == MemoryModel::Porf {
             return Ok(());
         }
         let g = &self.graph;

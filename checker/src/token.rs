@@ -158,6 +158,7 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
         MemoryModel::Rc11 => 1,
         MemoryModel::Cpp20 => 2,
         MemoryModel::Src11 => 3,
+        MemoryModel::Porf => 4,
     }];
     let order = linearize(g);
     let mut recs = Vec::new();
@@ -224,6 +225,7 @@ pub fn decode(s: &str) -> Result<Token, String> {
         Some(1) => MemoryModel::Rc11,
         Some(2) => MemoryModel::Cpp20,
         Some(3) => MemoryModel::Src11,
+        Some(4) => MemoryModel::Porf,
         _ => return Err("replay token names an unknown memory model".into()),
     };
     let mut at = 1;

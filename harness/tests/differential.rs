@@ -1,5 +1,5 @@
 //! The optimal explorer against the reference enumerator on generated
-//! programs: same outcome sets, same number of executions, under rc11 and sc.
+//! programs: same outcome sets, same number of executions, under rc11, sc and porf.
 
 mod common;
 
@@ -146,6 +146,15 @@ fn check(seeds: std::ops::Range<u64>, model: MemoryModel) {
 #[test]
 fn optimal_equals_reference_rc11() {
     check(0..300, MemoryModel::Rc11);
+}
+
+/// `porf` (the base of `opencl`): every rf and mo choice that keeps po ∪ rf
+/// acyclic and RMWs atomic. With no coherence, an RMW may read a write its
+/// own thread's earlier RMW consumed, which the optimal explorer must only
+/// ever use for revisits that delete the other RMW.
+#[test]
+fn optimal_equals_reference_porf() {
+    check(2000..2200, MemoryModel::Porf);
 }
 
 #[test]

@@ -61,8 +61,9 @@ fn corpus_matches_expectations() {
         problems.len(),
         problems.join("\n")
     );
-    // Every opencl row is accepted as unsupported; TSan has no recorded answer.
-    assert_eq!(tally, (123, 20, 1));
+    // Three opencl rows (thinair, CT_wsq2, LB) are accepted no-thin-air
+    // deviations; TSan has no recorded answer.
+    assert_eq!(tally, (140, 3, 1));
 }
 
 /// Every corpus file is covered by the expectation file under some model.
@@ -100,6 +101,7 @@ fn optimal_agrees_with_reference_on_the_corpus() {
     for row in rows() {
         let model = row.model;
         if model == LitmusModel::OpenCl {
+            // Cross-checked in litmus_opencl.rs (racy rows too).
             continue;
         }
         let a = match check_file(&row.path, &opts(model, Strategy::Exhaustive)) {

@@ -201,6 +201,7 @@ impl Strategy for Trust {
             .copied()
             .filter(|&r| !prefix.contains(r) && g.event(r).revisitable)
             .collect();
+        let mut rmw_source = None;
         if wr.rmw {
             // An RMW that read a write another RMW already read: only revisits
             // that delete that other RMW can give a consistent graph.
@@ -209,6 +210,7 @@ impl Strategy for Trust {
             if let Some(other) = g.rmw_reader_of(loc, src, Some(rd)) {
                 let s = g.event(other).stamp;
                 reads.retain(|&r| g.event(r).stamp <= s);
+                rmw_source = Some((rd, src));
             }
         }
         reads.sort_by_key(|&r| std::cmp::Reverse(g.event(r).stamp));
@@ -221,7 +223,8 @@ impl Strategy for Trust {
             } else {
                 Clock::new()
             };
-            if wpos < MemoryModel::coherence_floor(g, loc, &base, Some(r)) {
+            // (`porf` has no coherence: any write not porf-after r will do.)
+            if model != MemoryModel::Porf && wpos < MemoryModel::coherence_floor(g, loc, &base, Some(r)) {
                 continue;
             }
             let v = revisit_view(g, r, w);
@@ -244,6 +247,15 @@ impl Strategy for Trust {
                 let mut keep = v.clone();
                 keep.clamp(|t| if t == r.thread { r.index } else { u32::MAX });
                 g1.restrict_to_view(&keep);
+            }
+            if let Some((rd, src)) = rmw_source {
+                // The other RMW reading w's source may survive the revisit (it
+                // is in w's porf prefix: under `porf` nothing keeps an RMW from
+                // reading a write its own thread's earlier RMW consumed). Then
+                // the graph breaks atomicity whatever r reads.
+                if g1.rmw_reader_of(loc, src, Some(rd)).is_some() {
+                    continue;
+                }
             }
             if model.check_graph(&g1).is_err() {
                 continue;

@@ -6,6 +6,7 @@
 //! reference enumerator asks only [`MemoryModel::consistent_declarative`],
 //! which derives every relation from scratch.
 
+pub mod opencl;
 pub mod relations;
 
 use crate::event::*;
@@ -34,6 +35,13 @@ pub enum MemoryModel {
     /// relates only mutually inclusive seq_cst events. With every operation
     /// at system scope it is exactly `rc11`.
     Src11,
+    /// The permissive base of declarative models (`opencl`): a read may read
+    /// any write of its location and a write may take any place in mo, subject
+    /// only to RMW atomicity and no thin air (acyclic(po ∪ rf)). No access
+    /// synchronizes and no coherence is enforced: a model built on it judges
+    /// each complete graph itself (see [`opencl`]). Not for Rust programs: it
+    /// reports no races.
+    Porf,
 }
 
 impl MemoryModel {
@@ -44,6 +52,7 @@ impl MemoryModel {
             MemoryModel::Rc11 => "rc11",
             MemoryModel::Cpp20 => "cpp20",
             MemoryModel::Src11 => "src11",
+            MemoryModel::Porf => "porf",
         }
     }
 
@@ -54,6 +63,7 @@ impl MemoryModel {
             "rc11" | "c11" => Some(MemoryModel::Rc11),
             "cpp20" | "c++20" | "rust" => Some(MemoryModel::Cpp20),
             "src11" => Some(MemoryModel::Src11),
+            "porf" => Some(MemoryModel::Porf),
             _ => None,
         }
     }
@@ -98,7 +108,21 @@ impl MemoryModel {
     /// and for seq_cst the caller still filters them with [`Self::check_graph`].
     pub fn rf_candidates(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<EventId> {
         let hb = Self::base_hb(g, t);
-        let floor = Self::coherence_floor(g, loc, &hb, None);
+        Self::candidates_from(g, loc, Self::coherence_floor(g, loc, &hb, None))
+    }
+
+    /// The writes a read of thread `t` at `loc` may read under this model:
+    /// [`Self::rf_candidates`], or every write of `loc` under `porf`.
+    pub fn read_candidates(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<EventId> {
+        if self == MemoryModel::Porf {
+            Self::candidates_from(g, loc, 0)
+        } else {
+            Self::rf_candidates(g, t, loc)
+        }
+    }
+
+    /// The writes of `loc` from mo position `floor` on.
+    fn candidates_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Vec<EventId> {
         let n = g.loc(loc).expect("loc").mo.len();
         (floor..=n).map(|p| g.mo_at(loc, p)).collect()
     }
@@ -108,7 +132,22 @@ impl MemoryModel {
     /// never between an RMW's write and the write it read.
     pub fn mo_placements(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<usize> {
         let hb = Self::base_hb(g, t);
-        let floor = Self::coherence_floor(g, loc, &hb, None);
+        Self::placements_from(g, loc, Self::coherence_floor(g, loc, &hb, None))
+    }
+
+    /// The mo positions a plain write of thread `t` at `loc` may take under
+    /// this model: [`Self::mo_placements`], or every place that does not split
+    /// an RMW from the write it read under `porf`.
+    pub fn write_placements(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<usize> {
+        if self == MemoryModel::Porf {
+            Self::placements_from(g, loc, 0)
+        } else {
+            Self::mo_placements(g, t, loc)
+        }
+    }
+
+    /// The mo positions after `floor` that keep every RMW right after its source.
+    fn placements_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Vec<usize> {
         let d = g.loc(loc).expect("loc");
         let n = d.mo.len();
         (floor + 1..=n + 1)
@@ -143,6 +182,8 @@ impl MemoryModel {
     pub fn check_graph(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
             MemoryModel::Sc => Relations::of(g, self.sync_rules()).check(g, true),
+            // No thin air and atomicity hold by construction.
+            MemoryModel::Porf => Ok(()),
             MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
                 if g.sc_events() < 2 {
                     return Ok(());
@@ -159,6 +200,10 @@ impl MemoryModel {
 
     /// Every axiom of the model, from the definitions alone.
     pub fn consistent_declarative(self, g: &ExecutionGraph) -> Result<(), Axiom> {
-        Relations::of(g, self.sync_rules()).check(g, self == MemoryModel::Sc)
+        let rel = Relations::of(g, self.sync_rules());
+        if self == MemoryModel::Porf {
+            return rel.check_porf();
+        }
+        rel.check(g, self == MemoryModel::Sc)
     }
 }

@@ -369,6 +369,20 @@ impl Relations {
         psc.filter(|a, b| sc(a) && sc(b) && (!self.scoped || g.inclusive(self.ids[a], self.ids[b])))
     }
 
+    /// The `porf` model's axioms: RMW atomicity and acyclic(po ∪ rf).
+    pub fn check_porf(&self) -> Result<(), Axiom> {
+        let fr_mo = self.fr.compose(&self.mo);
+        if self.rmw.filter(|a, b| fr_mo.has(a, b)).bits.iter().any(|&w| w != 0) {
+            return Err(Axiom::Atomicity);
+        }
+        let mut porf = self.po.clone();
+        porf.union_with(&self.rf);
+        if porf.has_cycle() {
+            return Err(Axiom::NoThinAir);
+        }
+        Ok(())
+    }
+
     /// Checks every axiom of `model`; returns the first violated one.
     pub fn check(&self, g: &ExecutionGraph, sc_model: bool) -> Result<(), Axiom> {
         // Atomicity: no write between an RMW's source and its write in mo.

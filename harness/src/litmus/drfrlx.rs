@@ -57,6 +57,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         observed: &observed,
         default_scope: Scope::System,
         final_order: Order::SeqCst,
+        opencl: false,
     };
     let mut check = check.clone();
     check.loc_names = layout

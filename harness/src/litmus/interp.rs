@@ -195,6 +195,11 @@ pub struct Program<'a> {
     /// seq_cst for DRFrlx runs, where a relaxed read would be an
     /// unclassified atomic of the test's own.
     pub final_order: Order,
+    /// Run for the `opencl` model (on the engine's `porf` base): a barrier
+    /// is an entry and an exit fence that wait for nobody (the model matches
+    /// them by label), and a location's final value is its co-last write,
+    /// taken from the graph (a final load could read any write under `porf`).
+    pub opencl: bool,
 }
 
 /// The engine's scope for a litmus scope.
@@ -290,6 +295,7 @@ impl Program<'_> {
                 .collect()
         });
         let mut state = FinalState::new();
+        let graph = self.opencl.then(rt::current_graph);
         for v in self.observed {
             let val = match v {
                 StateVar::Reg { thread, reg } => regs
@@ -300,7 +306,10 @@ impl Program<'_> {
                 StateVar::Loc { name, index } => {
                     let base = self.layout.index[name];
                     match locs[base as usize].get(*index as usize) {
-                        Some(&loc) => decode(load(loc, self.final_order, EngineScope::System, here)),
+                        Some(&loc) => match &graph {
+                            Some(g) => decode(g.write_value(loc, g.mo_max(loc))),
+                            None => decode(load(loc, self.final_order, EngineScope::System, here)),
+                        },
                         None => Val::Int(0),
                     }
                 }
@@ -478,6 +487,20 @@ impl ThreadRun<'_, '_> {
                         Op::Fence {
                             order: order(*o),
                             scope,
+                        },
+                        self.src(s.pos),
+                    );
+                }
+            }
+            StmtKind::Barrier { .. } if self.prog.opencl => {
+                // Entry and exit: the model makes every region-r event before
+                // one member's entry happen before every region-r event after
+                // another member's exit (docs/opencl-model.md 3.4).
+                for _ in 0..2 {
+                    rt::op_at(
+                        Op::Fence {
+                            order: Order::Relaxed,
+                            scope: EngineScope::Block,
                         },
                         self.src(s.pos),
                     );

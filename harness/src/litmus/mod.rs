@@ -19,6 +19,7 @@ pub mod drfrlx;
 pub mod expect;
 pub mod interp;
 pub mod lexer;
+pub mod opencl;
 pub mod output;
 pub mod parser;
 pub mod run;

@@ -2,9 +2,15 @@
 
 use super::ast::*;
 use super::interp::{holds, prop_vars, FinalState, Layout, Program};
+use super::opencl;
 use super::parser::{parse, ParseError};
 use crate::model::Strategy;
+use scopecheck_checker::event::{EventId, EventKind, SourceLoc};
+use scopecheck_checker::explore::reference::canonical_key;
+use scopecheck_checker::failure::{EventInfo, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::model::opencl::{check as opencl_check, Divergence};
+use scopecheck_checker::token;
 use scopecheck_checker::{Failure, MemoryModel};
 use scopecheck_instrument::rt::{self, RunConfig};
 use std::cell::RefCell;
@@ -14,12 +20,14 @@ use std::str::FromStr;
 use std::time::Duration;
 
 /// The models a litmus test can be checked under: any model of the engine,
-/// or OpenCL's (not built yet; see `docs/opencl-model.md`).
+/// or OpenCL's (`docs/opencl-model.md`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LitmusModel {
     /// A model the engine explores under (`sc`, `rc11`, `cpp20`, `src11`).
     Engine(MemoryModel),
-    /// OpenCL 2.0's scoped C11, as herd's `opencl.cat` has it.
+    /// OpenCL 2.0's scoped C11 (POPL'16, herd's and Dat3M's `opencl.cat`)
+    /// plus no thin air: graphs explored under the engine's `porf` and
+    /// judged by [`scopecheck_checker::model::opencl::check`].
     OpenCl,
 }
 
@@ -267,9 +275,16 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             Arch::OpenCl => scopecheck_checker::event::Scope::Device,
         },
         final_order: scopecheck_checker::event::Order::Relaxed,
+        opencl: model == LitmusModel::OpenCl,
     };
-    let LitmusModel::Engine(engine_model) = model else {
-        unreachable!("validate refuses the opencl model")
+    // The opencl model explores porf graphs and judges each complete one.
+    let (engine_model, env) = match model {
+        LitmusModel::Engine(m) => (m, None),
+        LitmusModel::OpenCl => {
+            let env = opencl::env_of(test, &layout, file_static)
+                .map_err(|(pos, message)| TestError::Invalid { pos, message })?;
+            (MemoryModel::Porf, Some(env))
+        }
     };
     let config = RunConfig {
         model: engine_model,
@@ -284,19 +299,63 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         positive: u64,
         negative: u64,
         witness: Option<(ExecutionGraph, FinalState)>,
+        /// opencl: complete porf graphs the model rejects.
+        rejected: u64,
+        /// opencl: consistent graphs (distinct ones, for the reference enumerator).
+        consistent: HashSet<String>,
+        consistent_count: u64,
+        /// opencl: consistent graphs with a race.
+        racy: u64,
+        races: Vec<Failure>,
+        race_lines: HashSet<(SourceLoc, SourceLoc)>,
+        divergence: BTreeSet<Divergence>,
     }
     let seen = RefCell::new(Seen {
         states: BTreeMap::new(),
         positive: 0,
         negative: 0,
         witness: None,
+        rejected: 0,
+        consistent: HashSet::new(),
+        consistent_count: 0,
+        racy: 0,
+        races: Vec::new(),
+        race_lines: HashSet::new(),
+        divergence: BTreeSet::new(),
     });
+    let distinct_only = matches!(opts.strategy, Strategy::Reference);
     let want_witness = opts.witness;
     let cond = test.condition.as_ref();
     let r = rt::run(&config, &|| {
         let state = prog.execute();
-        let sat = cond.is_none_or(|c| holds(&c.prop, &state));
         let mut s = seen.borrow_mut();
+        if let Some(env) = &env {
+            let g = rt::current_graph();
+            match opencl_check(&g, env) {
+                Err(_) => {
+                    s.rejected += 1;
+                    return;
+                }
+                Ok(j) => {
+                    if distinct_only && !s.consistent.insert(canonical_key(&g)) {
+                        // The reference enumerator reaches a graph once per interleaving.
+                    } else {
+                        s.consistent_count += 1;
+                        if !j.races.is_empty() {
+                            s.racy += 1;
+                        }
+                    }
+                    for (a, b) in j.races {
+                        let key = (g.event(a).src, g.event(b).src);
+                        if s.race_lines.insert(key) {
+                            s.races.push(race_failure(&g, a, b));
+                        }
+                    }
+                    s.divergence.extend(j.divergence);
+                }
+            }
+        }
+        let sat = cond.is_none_or(|c| holds(&c.prop, &state));
         if sat {
             s.positive += 1;
         } else {
@@ -314,16 +373,47 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     });
     let seen = seen.into_inner();
     let failures = r.failures;
-    let executions = r.distinct.unwrap_or(r.stats.complete);
-    // Every complete execution records exactly one final state; a mismatch
-    // means the runtime and the interpreter disagree about what finished.
-    if seen.positive + seen.negative != r.stats.complete && failures.is_empty() {
+    // Every complete execution records exactly one final state (or, under
+    // opencl, is rejected); a mismatch means the runtime and the interpreter
+    // disagree about what finished.
+    if seen.positive + seen.negative + seen.rejected != r.stats.complete && failures.is_empty() {
         return Err(TestError::Internal(format!(
             "{} executions completed but {} final states were recorded",
             r.stats.complete,
-            seen.positive + seen.negative
+            seen.positive + seen.negative + seen.rejected
         )));
     }
+    let mut notes = notes;
+    let (executions, blocked, races, racy_executions) = if env.is_some() {
+        // Engine thread t + 1 runs the test's t-th thread.
+        let pname = |t: u32| {
+            test.threads
+                .get(t as usize - 1)
+                .map_or(format!("thread {t}"), |th| format!("P{}", th.index))
+        };
+        notes.extend(seen.divergence.iter().map(|d| {
+            format!(
+                "barrier divergence: {} reaches barrier `{}` (occurrence {}) but {} of its work-group never does",
+                pname(d.thread),
+                d.label,
+                d.occurrence,
+                pname(d.missing)
+            )
+        }));
+        (
+            seen.consistent_count,
+            r.stats.blocked + seen.rejected,
+            seen.races,
+            seen.racy,
+        )
+    } else {
+        (
+            r.distinct.unwrap_or(r.stats.complete),
+            r.stats.blocked,
+            r.races,
+            r.racy_executions,
+        )
+    };
     let (witness, witness_state) = match seen.witness {
         Some((g, s)) => (Some(g), Some(s)),
         None => (None, None),
@@ -336,9 +426,9 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         positive: seen.positive,
         negative: seen.negative,
         executions,
-        blocked: r.stats.blocked,
-        races: r.races,
-        racy_executions: r.racy_executions,
+        blocked,
+        races,
+        racy_executions,
         failures,
         complete: r.complete,
         incomplete_reason: r.incomplete_reason,
@@ -355,18 +445,48 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     })
 }
 
+/// A race of an opencl execution as a failure report, like the engine's.
+fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failure {
+    let (ea, eb) = (g.event(a), g.event(b));
+    let atomic = |e: &scopecheck_checker::event::Event| match &e.kind {
+        EventKind::Read(r) => r.order.is_atomic(),
+        EventKind::Write(w) => w.order.is_atomic(),
+        _ => false,
+    };
+    let (kind, what) = if atomic(ea) && atomic(eb) {
+        (
+            FailureKind::HeterogeneousRace,
+            "are not scope-inclusive (opencl: the same scope, each in the other's group) and neither happens before the other",
+        )
+    } else {
+        (
+            FailureKind::DataRace,
+            "conflict and neither happens before the other (ghb ∪ lhb)",
+        )
+    };
+    Failure {
+        kind,
+        message: format!(
+            "`{}` ({}) and `{}` ({}) {what}",
+            ea.describe(),
+            ea.src,
+            eb.describe(),
+            eb.src
+        ),
+        location: Some(eb.src),
+        thread: Some(b.thread),
+        events: vec![EventInfo::of(g, a), EventInfo::of(g, b)],
+        fix: None,
+        cause: None,
+        graph: g.clone(),
+        token: token::encode(g, MemoryModel::Porf),
+    }
+}
+
 /// Static checks: every name means something, and the model supports what
 /// the test uses. Returns notes for the reader.
 pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
     let mut notes = Vec::new();
-    if model == LitmusModel::OpenCl {
-        return Err(TestError::Unsupported(
-            "the opencl model (memory regions, fence flags, barriers) is not implemented yet; `--model src11` \
-             runs the test with scopes but without them, `--model rc11` or `--model sc` with every scope \
-             treated as system scope"
-                .into(),
-        ));
-    }
     let mut seen_threads = HashSet::new();
     let locations: HashSet<&str> = test
         .init
@@ -412,10 +532,9 @@ pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, T
         if let Some((pos, message)) = w.error {
             return Err(TestError::Invalid { pos, message });
         }
-        if let Some(pos) = w.barrier {
+        if let Some(pos) = w.barrier.filter(|_| model != LitmusModel::OpenCl) {
             return Err(TestError::Unsupported(format!(
-                "P{} has a barrier at {pos}; barriers are not implemented yet (they come with the opencl model \
-                 and GPU kernels)",
+                "P{} has a barrier at {pos}; barriers are supported only by the opencl model (`--model opencl`)",
                 t.index
             )));
         }
@@ -462,7 +581,8 @@ pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, T
             }
         }
     }
-    if (scoped || test.arch == Arch::OpenCl) && model != LitmusModel::Engine(MemoryModel::Src11) {
+    let scoped_model = matches!(model, LitmusModel::Engine(MemoryModel::Src11) | LitmusModel::OpenCl);
+    if (scoped || test.arch == Arch::OpenCl) && !scoped_model {
         notes.push(format!(
             "scopes and placements are ignored under {model}: every access acts at system scope"
         ));
