@@ -12,8 +12,10 @@ use crate::explore::Strategy;
 use crate::failure::{EventInfo, Failure, FailureKind};
 use crate::graph::ExecutionGraph;
 use crate::graph::SyncRules;
+use crate::memory::{MemoryTable, Platform, Residence};
 use crate::model::relations::Relations;
 use crate::model::MemoryModel;
+use crate::progress::{self, HangInfo, Progress, ProgressState};
 use crate::races;
 use crate::scope::narrowest_common;
 use crate::token;
@@ -169,6 +171,10 @@ pub struct Engine {
     /// Per thread, the DRFrlx class the runtime announced for the thread's
     /// next access (its read and write events take it).
     next_class: Vec<Option<RlxClass>>,
+    /// Memory kinds of locations and the platform (seed 001, Atomicity).
+    memory: MemoryTable,
+    /// The forward-progress model and the kernels of this execution.
+    progress: ProgressState,
 }
 
 impl Engine {
@@ -186,7 +192,30 @@ impl Engine {
             races: RaceLog::default(),
             cur_scope: Scope::System,
             next_class: Vec::new(),
+            memory: MemoryTable::default(),
+            progress: ProgressState::default(),
         }
+    }
+
+    /// Sets the platform whose device attributes decide whether system-scope
+    /// atomics on locations with a memory kind are atomic.
+    pub fn set_platform(&mut self, platform: Platform) {
+        self.memory.platform = platform;
+    }
+
+    /// Sets the forward-progress model.
+    pub fn set_progress(&mut self, model: Progress) {
+        self.progress.model = model;
+    }
+
+    /// Records that `loc` (just allocated) lives in `res` (`gpu::alloc_in`).
+    pub fn set_memory_kind(&mut self, loc: Loc, res: Residence) {
+        self.memory.set(loc, res);
+    }
+
+    /// Records a kernel launch on `device`: the threads of each block.
+    pub fn register_kernel(&mut self, device: u32, blocks: Vec<Vec<ThreadId>>) {
+        self.progress.register_kernel(device, blocks);
     }
 
     /// The strategy's name.
@@ -203,6 +232,9 @@ impl Engine {
         // A thread abandoned in the middle of a classified access must not
         // pass the class on to its first access of the next execution.
         self.next_class.clear();
+        // Memory kinds and kernels are registered again as the program re-runs.
+        self.memory.clear();
+        self.progress.clear();
         // Replay in an order compatible with po and rf: a read revisited by a
         // later-added write must not run before that write's prefix has run,
         // or the real memory its thread touches next would be stale.
@@ -234,11 +266,25 @@ impl Engine {
     /// Counts the current (complete) execution as racy if it is, and keeps a
     /// report of each pair of source lines not seen racing before.
     fn log_races(&mut self) {
-        let pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
-        if pairs.is_empty() {
+        let mut pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
+        let locs: Vec<Loc> = self.graph.locs().map(|(l, _)| *l).collect();
+        let memory: Vec<(EventId, EventId, String)> = locs
+            .into_iter()
+            .filter_map(|l| self.memory.find_race(&self.graph, l))
+            .collect();
+        pairs.retain(|(a, b)| !memory.iter().any(|(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a)));
+        if pairs.is_empty() && memory.is_empty() {
             return;
         }
         self.races.racy_executions += 1;
+        for (a, b, why) in memory {
+            let key = (self.graph.event(a).src, self.graph.event(b).src);
+            if self.races.seen.insert(key) {
+                if let Stop::Failure(f) = self.memory_race(a, b, why) {
+                    self.races.distinct.push(*f);
+                }
+            }
+        }
         for (a, b) in pairs {
             let key = (self.graph.event(a).src, self.graph.event(b).src);
             if self.races.seen.insert(key) {
@@ -295,6 +341,7 @@ impl Engine {
             cause: None,
             graph: self.graph.clone(),
             token: token::encode(&self.graph, self.model),
+            hang: None,
         })
     }
 
@@ -700,12 +747,15 @@ impl Engine {
             let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
             return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
         }
-        let enabled: SmallVec<[ThreadId; 16]> = status
+        let mut enabled: Vec<ThreadId> = status
             .iter()
             .enumerate()
             .filter(|(t, st)| self.enabled(*t as ThreadId, st, status))
             .map(|(t, _)| t as ThreadId)
             .collect();
+        if let Some(f) = self.progress_hang(status, &mut enabled) {
+            return Sched::Deadlock(f);
+        }
         if let Some(t) = self.strategy.schedule(&self.graph, &enabled, status) {
             return Sched::Run(t);
         }
@@ -787,6 +837,122 @@ impl Engine {
             vec![],
             None,
         ))
+    }
+
+    /// Applies the progress model at a scheduling point: holds back the
+    /// threads an occupancy-bound GPU need not schedule and reports a hang
+    /// when the threads left all wait on them; under the unfair model,
+    /// reports a thread that spin-waits for a write other threads need never
+    /// make. `None` under the fair model.
+    fn progress_hang(&self, status: &[ThreadStatus], enabled: &mut Vec<ThreadId>) -> Option<Box<Failure>> {
+        match self.progress.model {
+            Progress::Fair => None,
+            Progress::Unfair => {
+                for (t, st) in status.iter().enumerate() {
+                    if !matches!(st, ThreadStatus::SpinWait) {
+                        continue;
+                    }
+                    let Some(w) = self.threads.get(t).and_then(|r| r.spin_wait.as_ref()) else {
+                        continue;
+                    };
+                    let t = t as ThreadId;
+                    if let Some(awaited) = progress::unfair_hang(&self.graph, status, t, &w.read) {
+                        let names: Vec<String> = awaited.iter().map(|u| self.thread_name(*u)).collect();
+                        let message = format!(
+                            "{} waits for a write that no thread has made yet, and {} could make it; under the \
+                             unfair progress model the scheduler may keep running the spinning thread and never \
+                             run {}, so it spins forever",
+                            self.waits_on(t, status),
+                            names.join(", "),
+                            if awaited.len() == 1 { "it" } else { "them" }
+                        );
+                        return Some(self.hang_failure(
+                            message,
+                            HangInfo {
+                                waiting: vec![t],
+                                awaited,
+                            },
+                        ));
+                    }
+                }
+                None
+            }
+            Progress::OccupancyBound { resident_blocks } => {
+                let held = self.progress.gate(&self.graph, status, enabled);
+                if !enabled.is_empty() || held.is_empty() {
+                    return None;
+                }
+                let h = self.progress.occupancy_hang(&self.graph, status, &held)?;
+                let list = |v: &[u32]| v.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
+                let waits: Vec<String> = h.info.waiting.iter().map(|&t| self.waits_on(t, status)).collect();
+                let awaited: Vec<String> = h.info.awaited.iter().map(|&t| self.thread_name(t)).collect();
+                let message = format!(
+                    "the resident blocks of device {} (block{} {}) cannot go on: {}; only threads of block{} {} ({}) \
+                     could still change that, and block{} {} {} never scheduled while {} block{} of the device {} \
+                     resident (progress model: {})",
+                    h.device,
+                    if h.resident.len() == 1 { "" } else { "s" },
+                    list(&h.resident),
+                    waits.join("; "),
+                    if h.unscheduled.len() == 1 { "" } else { "s" },
+                    list(&h.unscheduled),
+                    awaited.join(", "),
+                    if h.unscheduled.len() == 1 { "" } else { "s" },
+                    list(&h.unscheduled),
+                    if h.unscheduled.len() == 1 { "is" } else { "are" },
+                    h.resident.len(),
+                    if h.resident.len() == 1 { "" } else { "s" },
+                    if h.resident.len() == 1 { "is" } else { "are" },
+                    Progress::OccupancyBound { resident_blocks }
+                );
+                Some(self.hang_failure(message, h.info))
+            }
+        }
+    }
+
+    /// A thread's name in a hang report: `thread 3 (block 2)` for a kernel thread.
+    fn thread_name(&self, t: ThreadId) -> String {
+        match self.progress.block_of(t) {
+            Some(b) => format!("thread {t} (block {b})"),
+            None => format!("thread {t}"),
+        }
+    }
+
+    /// What thread `t` waits for, in words.
+    fn waits_on(&self, t: ThreadId, status: &[ThreadStatus]) -> String {
+        let who = self.thread_name(t);
+        match status.get(t as usize) {
+            Some(ThreadStatus::SpinWait) => match self.threads.get(t as usize).and_then(|r| r.spin_wait.as_ref()) {
+                Some(w) => {
+                    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
+                    format!("{who} spins on {}", locs.join(", "))
+                }
+                None => format!("{who} spins"),
+            },
+            Some(ThreadStatus::Op(Op::Join { target }, src)) => format!("{who} waits at {src} to join thread {target}"),
+            Some(ThreadStatus::Op(Op::Barrier { group, .. }, src)) => {
+                format!("{who} waits at the barrier of {group} at {src}")
+            }
+            Some(ThreadStatus::Op(Op::Rmw { loc, .. }, src)) => format!("{who} waits at {src} to lock the mutex {loc}"),
+            Some(ThreadStatus::Op(op, src)) => format!("{who} waits at {src} ({op:?})"),
+            _ => format!("{who} waits"),
+        }
+    }
+
+    fn hang_failure(&self, message: String, info: HangInfo) -> Box<Failure> {
+        let mut f = self.failure(FailureKind::Hang, message, info.waiting.first().copied(), vec![], None);
+        f.fix = Some(match self.progress.model {
+            Progress::Unfair => "do not spin on another thread's write under an unfair scheduler: wait with a \
+                                 blocking primitive (a barrier, a join, a mutex), or run where threads are scheduled \
+                                 fairly"
+                .into(),
+            _ => "do not make resident blocks wait for blocks that may not have started: launch no more blocks than \
+                  can be resident at once (size the grid from the occupancy, as a cooperative launch requires), or \
+                  use a grid barrier of a cooperative launch (`sync_grid`)"
+                .into(),
+        });
+        f.hang = Some(info);
+        f
     }
 
     /// How many barriers of `group` thread `t` has passed.
@@ -1111,8 +1277,11 @@ impl Engine {
         Ok((id, value))
     }
 
+    /// Whether accesses of `loc` need the race check even when all are
+    /// atomic: it has plain accesses, or a memory kind that may make
+    /// system-scope atomics plain.
     fn has_plain(&self, loc: Loc) -> bool {
-        self.graph.loc(loc).expect("loc").has_plain
+        self.graph.loc(loc).expect("loc").has_plain || self.memory.tracked(loc)
     }
 
     fn new_store(
@@ -1417,7 +1586,46 @@ impl Engine {
                 return Err(self.race(o, id));
             }
         }
+        // The whole location: whether an access is atomic for its memory
+        // kind can depend on every thread that touches it (seed 001: GPU
+        // memory that a host thread accesses).
+        if let Some((a, b, why)) = self.memory.find_race(g, loc) {
+            return Err(self.memory_race(a, b, why));
+        }
         Ok(())
+    }
+
+    /// A data race between atomics `a` and `b`, one of which is plain
+    /// because of its memory kind (`why` says which attribute is missing).
+    fn memory_race(&self, a: EventId, b: EventId, why: String) -> Stop {
+        let g = &self.graph;
+        let (ea, eb) = (g.event(a), g.event(b));
+        let loc = ea.loc().expect("an access");
+        let side = |e: &Event, id: EventId| {
+            format!(
+                "`{}` (thread {} at {}, {} scope, {})",
+                e.describe(),
+                id.thread,
+                g.placement(id.thread).describe(),
+                e.scope,
+                e.src
+            )
+        };
+        let mut f = self.failure(
+            FailureKind::DataRace,
+            format!(
+                "data race on {loc} (created at {}): {} and {} conflict and neither happens before the other; {why}",
+                g.event(g.loc(loc).expect("loc").alloc).src,
+                side(ea, a),
+                side(eb, b)
+            ),
+            Some(b.thread),
+            vec![a, b],
+            Some(eb.src),
+        );
+        f.cause = Some(why);
+        f.fix = Some(self.memory.fix(loc));
+        Stop::Failure(f)
     }
 
     fn check_cell_race(&self, id: EventId, loc: Loc, write: bool) -> Result<(), Stop> {

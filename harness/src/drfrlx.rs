@@ -273,6 +273,7 @@ impl Check {
             // Keep exploring through the engine's own race reports: DRFrlx
             // judges races itself, on hb1.
             record_races: true,
+            ..RunConfig::default()
         }
     }
 
@@ -731,6 +732,7 @@ fn internal(what: &str) -> Failure {
         cause: None,
         graph: ExecutionGraph::new(),
         token: String::new(),
+        hang: None,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod atomic;
 pub mod cell;
 pub mod drfrlx;
 pub mod gpu;
+mod gpu_alloc;
 pub mod hint;
 pub mod rt;
 pub mod sync;
