@@ -270,7 +270,7 @@ impl Engine {
         let locs: Vec<Loc> = self.graph.locs().map(|(l, _)| *l).collect();
         let memory: Vec<(EventId, EventId, String)> = locs
             .into_iter()
-            .filter_map(|l| self.memory.find_race(&self.graph, l))
+            .filter_map(|l| self.memory.find_race(&self.graph, l, self.model.sync_rules()))
             .collect();
         pairs.retain(|(a, b)| !memory.iter().any(|(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a)));
         if pairs.is_empty() && memory.is_empty() {
@@ -1589,7 +1589,7 @@ impl Engine {
         // The whole location: whether an access is atomic for its memory
         // kind can depend on every thread that touches it (seed 001: GPU
         // memory that a host thread accesses).
-        if let Some((a, b, why)) = self.memory.find_race(g, loc) {
+        if let Some((a, b, why)) = self.memory.find_race(g, loc, self.model.sync_rules()) {
             return Err(self.memory_race(a, b, why));
         }
         Ok(())

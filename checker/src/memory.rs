@@ -35,8 +35,9 @@
 //! on mapped memory need system support) concerns widths the shim's
 //! atomics (at most 8 bytes, always naturally aligned) never have.
 
-use crate::event::{EventId, EventKind, Loc, Scope, ThreadId};
-use crate::graph::ExecutionGraph;
+use crate::event::{EventId, EventKind, Loc, Order, Scope, ThreadId};
+use crate::graph::{ExecutionGraph, SyncRules};
+use crate::model::relations::Relations;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -195,54 +196,92 @@ impl MemoryTable {
         self.kinds.contains_key(&loc)
     }
 
-    /// A pair of conflicting accesses of `loc` in different threads, neither
-    /// happening before the other, both atomic by their order, of which at
-    /// least one is not atomic at its (system) scope for `loc`'s memory kind
-    /// on this platform: the pair and why, in words. `None` when there is none.
-    pub fn find_race(&self, g: &ExecutionGraph, loc: Loc) -> Option<(EventId, EventId, String)> {
+    /// A pair of conflicting accesses of `loc` in different threads, both
+    /// atomic by their order, at least one of which is not atomic at its
+    /// (system) scope for `loc`'s memory kind on this platform, neither
+    /// happening before the other: the pair (earlier-added first) and why,
+    /// in words. `None` when there is none.
+    ///
+    /// Happens-before is recomputed with every such access (of any location
+    /// with a memory kind) made plain: a plain access synchronizes with
+    /// nothing, so a release/acquire pair of them orders nothing either.
+    pub fn find_race(&self, g: &ExecutionGraph, loc: Loc, rules: SyncRules) -> Option<(EventId, EventId, String)> {
         let res = self.get(loc)?;
+        let mut plain = Vec::new();
+        let mut here = Vec::new();
+        for (l, _) in g.locs() {
+            let Some(r) = self.get(*l) else { continue };
+            let found = self.plain_accesses(g, *l, r);
+            if *l == loc {
+                here.clone_from(&found);
+            }
+            plain.extend(found.into_iter().map(|(e, _)| e));
+        }
+        if here.is_empty() {
+            return None;
+        }
+        let mut g2 = g.clone();
+        for &e in &plain {
+            match &mut g2.event_mut(e).kind {
+                EventKind::Read(r) => r.order = Order::NonAtomic,
+                EventKind::Write(w) => w.order = Order::NonAtomic,
+                _ => {}
+            }
+        }
+        let rel = Relations::of(&g2, rules);
+        let hb = |a: EventId, b: EventId| match (rel.index_of(a), rel.index_of(b)) {
+            (Some(i), Some(j)) => rel.hb.has(i, j),
+            _ => false,
+        };
         let d = g.loc(loc)?;
-        let accesses: Vec<(EventId, bool)> =
+        let mut accesses: Vec<(EventId, bool)> =
             d.mo.iter()
                 .map(|&w| (w, true))
                 .chain(d.reads.iter().map(|&r| (r, false)))
                 .filter(|&(e, _)| atomic_order(g, e))
                 .collect();
-        let ctx = ObjectUse::of(g, &accesses);
+        accesses.sort_by_key(|&(e, _)| g.event(e).stamp);
+        let dev = |t: ThreadId| g.placement(t).gpu.map(|p| p.device);
         for (i, &(a, aw)) in accesses.iter().enumerate() {
             for &(b, bw) in &accesses[i + 1..] {
-                if a.thread == b.thread || !(aw || bw) {
+                if a.thread == b.thread || !(aw || bw) || hb(a, b) || hb(b, a) {
                     continue;
                 }
-                if g.event(a).hb.contains(b) || g.event(b).hb.contains(a) {
+                let why = here.iter().find(|(e, _)| *e == a || *e == b).map(|(_, w)| w.clone());
+                let Some(why) = why else { continue };
+                // GPU memory shared by GPUs without native peer atomics:
+                // "or only GPU threads from a single GPU concurrently access
+                // it" -- two unordered accesses of one device are atomic.
+                if res.kind == MemoryKind::Device && why.contains(PEER) && dev(a.thread) == dev(b.thread) {
                     continue;
                 }
-                let why = self
-                    .not_atomic(g, res, a, b, &ctx)
-                    .or_else(|| self.not_atomic(g, res, b, a, &ctx));
-                if let Some(why) = why {
-                    let (x, y) = if (g.event(a).stamp) <= g.event(b).stamp {
-                        (a, b)
-                    } else {
-                        (b, a)
-                    };
-                    return Some((x, y, why));
-                }
+                return Some((a, b, why));
             }
         }
         None
     }
 
-    /// Why access `e` (racing with `other`) is not atomic at its scope, or
-    /// `None` if it is.
-    fn not_atomic(
-        &self,
-        g: &ExecutionGraph,
-        res: Residence,
-        e: EventId,
-        other: EventId,
-        ctx: &ObjectUse,
-    ) -> Option<String> {
+    /// The accesses of `loc` (living in `res`) that are atomic by their
+    /// order but not at their scope, each with why.
+    fn plain_accesses(&self, g: &ExecutionGraph, loc: Loc, res: Residence) -> Vec<(EventId, String)> {
+        let Some(d) = g.loc(loc) else { return Vec::new() };
+        let accesses: Vec<EventId> =
+            d.mo.iter()
+                .chain(d.reads.iter())
+                .copied()
+                .filter(|&e| atomic_order(g, e))
+                .collect();
+        let ctx = ObjectUse::of(g, &accesses);
+        accesses
+            .into_iter()
+            .filter_map(|e| self.not_atomic(g, res, e, &ctx).map(|why| (e, why)))
+            .collect()
+    }
+
+    /// Why access `e` of an object in `res` is not atomic at its scope, or
+    /// `None` if it is. For GPU memory shared by several GPUs, the answer
+    /// holds unless the racing access is of the same GPU (see `find_race`).
+    fn not_atomic(&self, g: &ExecutionGraph, res: Residence, e: EventId, ctx: &ObjectUse) -> Option<String> {
         let ev = g.event(e);
         // "it specifies a scope other than thread_scope_system": atomic.
         if ev.scope != Scope::System {
@@ -250,7 +289,7 @@ impl MemoryTable {
         }
         let access = access_of(g, e);
         let a = &self.platform.attributes;
-        let what = format!("`{}` at system scope on {}", ev.describe(), res.kind);
+        let what = format!("`{}` at system scope on {}", op_name(g, e), res.kind);
         match res.kind {
             MemoryKind::System if !a.pageable_memory_access => Some(format!(
                 "{what} is atomic only if pageableMemoryAccess is 1 (seed 001, Atomicity), and this platform has \
@@ -276,28 +315,24 @@ impl MemoryTable {
                         res.device
                     ));
                 }
-                let dev = |t: ThreadId| g.placement(t).gpu.map(|p| p.device);
-                // "only GPU threads from a single GPU concurrently access it":
-                // judged on the two unordered accesses at hand.
-                if dev(e.thread) == dev(other.thread) {
+                if ctx.devices.len() < 2 {
                     return None;
                 }
-                // Otherwise every accessing device needs native atomics on
-                // the device the object resides on.
+                // Several GPUs access it: each needs native atomics on the
+                // device the object resides on.
                 let missing: Vec<String> = ctx
                     .devices
                     .iter()
                     .filter(|&&d| !self.platform.peer_native(d, res.device))
-                    .map(|d| format!("cudaDevP2PAttrNativeAtomicSupported({d}, {}) = 0", res.device))
+                    .map(|d| format!("{PEER}({d}, {}) = 0", res.device))
                     .collect();
                 if missing.is_empty() {
                     return None;
                 }
                 Some(format!(
                     "{what} (resident on device {}) is accessed concurrently by GPU threads of two devices, which \
-                     is atomic only if cudaDevP2PAttrNativeAtomicSupported is 1 between each accessing device and \
-                     the device the object resides on (seed 001, Atomicity), and this platform has {}, so it is a \
-                     plain access",
+                     is atomic only if {PEER} is 1 between each accessing device and the device the object resides \
+                     on (seed 001, Atomicity), and this platform has {}, so it is a plain access",
                     res.device,
                     missing.join(", ")
                 ))
@@ -343,10 +378,10 @@ struct ObjectUse {
 }
 
 impl ObjectUse {
-    fn of(g: &ExecutionGraph, accesses: &[(EventId, bool)]) -> ObjectUse {
+    fn of(g: &ExecutionGraph, accesses: &[EventId]) -> ObjectUse {
         let mut host = Vec::new();
         let mut devices = Vec::new();
-        for &(e, _) in accesses {
+        for &e in accesses {
             if e.is_init() {
                 continue;
             }
@@ -369,6 +404,22 @@ fn atomic_order(g: &ExecutionGraph, e: EventId) -> bool {
         _ => false,
     }
 }
+
+/// The operation an access belongs to, as the user wrote it (`fetch_add`,
+/// `load`, `store`): the write part of an RMW is named by its read part.
+fn op_name(g: &ExecutionGraph, e: EventId) -> &'static str {
+    match &g.event(e).kind {
+        EventKind::Read(r) => r.rmw.map_or("load", |(op, ..)| op.name()),
+        EventKind::Write(w) if w.rmw && e.index > 0 => match &g.event(EventId::new(e.thread, e.index - 1)).kind {
+            EventKind::Read(r) => r.rmw.map_or("read-modify-write", |(op, ..)| op.name()),
+            _ => "read-modify-write",
+        },
+        _ => "store",
+    }
+}
+
+/// The CUDA name of the peer attribute.
+const PEER: &str = "cudaDevP2PAttrNativeAtomicSupported";
 
 fn access_of(g: &ExecutionGraph, e: EventId) -> Access {
     match &g.event(e).kind {
