@@ -15,9 +15,13 @@
 //!   `resident_blocks` blocks of a device are resident at once; a resident
 //!   block is scheduled fairly until it finishes, but a block that has not
 //!   started need not be scheduled while `resident_blocks` blocks are
-//!   resident. Blocks are dispatched in index order (block 0 first), as
-//!   hardware does in practice: the first `resident_blocks` blocks start,
-//!   and the next waiting block takes the slot of a finished one.
+//!   resident. Blocks are dispatched in index order (block 0 first; the
+//!   blocks of an earlier launch on the same device before those of a
+//!   later one), as hardware does in practice: the first `resident_blocks`
+//!   blocks start, and the next waiting block takes the slot of a finished
+//!   one. CUDA does not promise this order; a program that is correct only
+//!   under it can be checked under other orders by permuting block indices
+//!   in the kernel (see docs/gpu-memory-and-progress.md).
 //! - [`Progress::Unfair`]: nothing is guaranteed: while one thread can take
 //!   a step, the scheduler may run only it. A spin-wait that has to wait for
 //!   another thread's write can spin forever (hardware barriers, joins and
@@ -28,9 +32,11 @@
 //! the outcomes, races and assertion failures explored are those of the fair
 //! scheduler; only the verdict on waits that may never end differs.
 //!
-//! How the exhaustive explorer finds occupancy-bound hangs: while a device
-//! has `resident_blocks` blocks started and not finished, the threads of its
-//! blocks that have not started are taken out of the enabled set. When
+//! How the explorers find occupancy-bound hangs: the threads of a device's
+//! blocks that have not started are taken out of the enabled set, except
+//! those of the first blocks in dispatch order that fit in the free slots
+//! (so the reference enumerator, which tries every enabled thread, also
+//! dispatches in index order). When
 //! nothing else can run, the resident blocks wait on blocks that need never
 //! be scheduled: a hang ([`OccupancyHang`]). Which threads are held back is
 //! a function of the graph (a block has started iff one of its threads has a
@@ -187,8 +193,9 @@ impl ProgressState {
     }
 
     /// Under the occupancy-bound model, removes from `enabled` the threads
-    /// of blocks that need not be scheduled (not started, on a device whose
-    /// resident slots are all taken). Returns the threads removed.
+    /// of blocks that need not be scheduled: blocks not started, beyond the
+    /// ones that fill the device's free resident slots in dispatch order.
+    /// Returns the threads removed.
     pub fn gate(&self, g: &ExecutionGraph, status: &[ThreadStatus], enabled: &mut Vec<ThreadId>) -> Vec<ThreadId> {
         let Progress::OccupancyBound { resident_blocks } = self.model else {
             return Vec::new();
@@ -196,10 +203,11 @@ impl ProgressState {
         let mut held = Vec::new();
         for d in self.devices() {
             let (resident, waiting) = self.blocks_of(g, status, d);
-            if (resident.len() as u32) < resident_blocks {
-                continue;
-            }
-            for b in waiting {
+            // Blocks are dispatched in order (launch order, then block
+            // index): the first ones waiting take the free slots, the
+            // others wait for a slot.
+            let free = (resident_blocks as usize).saturating_sub(resident.len());
+            for b in waiting.into_iter().skip(free) {
                 held.extend(self.threads(b).iter().copied().filter(|t| enabled.contains(t)));
             }
         }
@@ -209,15 +217,24 @@ impl ProgressState {
     }
 
     /// With nothing enabled after [`ProgressState::gate`] held back `held`:
-    /// the hang, on the first device with held-back threads.
+    /// the hang, on the first device whose slots are all taken by resident
+    /// blocks while threads of its other blocks are held back.
     pub fn occupancy_hang(
         &self,
         g: &ExecutionGraph,
         status: &[ThreadStatus],
         held: &[ThreadId],
     ) -> Option<OccupancyHang> {
+        let Progress::OccupancyBound { resident_blocks } = self.model else {
+            return None;
+        };
         for d in self.devices() {
             let (resident, waiting) = self.blocks_of(g, status, d);
+            // With a free slot, the held-back blocks only wait their turn
+            // behind blocks that cannot start: not this model's hang.
+            if (resident.len() as u32) < resident_blocks {
+                continue;
+            }
             let unscheduled: Vec<BlockRef> = waiting
                 .into_iter()
                 .filter(|&b| self.threads(b).iter().any(|t| held.contains(t)))

@@ -166,11 +166,14 @@ fn waiting_on_an_earlier_block_is_fine_with_one_slot() {
         rec(seen.load(Ordering::Relaxed));
     };
     for progress in [Progress::Fair, Progress::OccupancyBound { resident_blocks: 1 }] {
-        let (o, r) = outcomes(&src11(progress), body);
-        assert!(r.failures().is_empty(), "{progress}: {r}");
-        assert_eq!(o, [7].into_iter().collect());
-        // Block 1's first load reads 7, or reads 0 and then 7 after one wait.
-        assert_eq!(r.executions(), 2, "{progress}");
+        for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+            let b = builder(MemoryModel::Src11, strategy.clone()).progress(progress);
+            let (o, r) = outcomes(&b, body);
+            assert!(r.failures().is_empty(), "{progress}: {r}");
+            assert_eq!(o, [7].into_iter().collect());
+            // Block 1's first load reads 7, or reads 0 and then 7 after one wait.
+            assert_eq!(r.executions(), 2, "{progress}, {strategy:?}");
+        }
     }
     // The other way round (block 0 waits for block 1) hangs with one slot.
     let r = src11(Progress::OccupancyBound { resident_blocks: 1 }).explore(|| {
@@ -193,22 +196,17 @@ fn waiting_on_an_earlier_block_is_fine_with_one_slot() {
     assert_eq!((h.waiting, h.awaited), (vec![1], vec![2]));
 }
 
-/// Blocks are dispatched in index order. Block 0 waits for block 1, and
-/// block 2 waits for block 0; with two slots, blocks 0 and 1 start, block 1
-/// finishes, block 2 takes its slot, block 0 goes on: no hang. (Were the
-/// dispatch order arbitrary, blocks 0 and 2 could be resident first and
-/// wait for each other's writers forever; the model does not explore that
-/// order: see docs/gpu-memory-and-progress.md.)
-#[test]
-fn blocks_are_dispatched_in_index_order() {
-    let r = src11(Progress::OccupancyBound { resident_blocks: 2 }).explore(|| {
+/// Three roles: role 0 waits for role 1, role 2 waits for role 0. Hardware
+/// block `b` plays role `roles[b]`.
+fn three_roles(roles: [usize; 3]) -> impl Fn() {
+    move || {
         let flags: Vec<AtomicU32> = (0..3).map(|_| AtomicU32::new(0)).collect();
         launch(
             Launch::new(3, 1),
             |_| (),
             |ctx| {
-                let b = ctx.block_idx() as usize;
-                let wait_for = match b {
+                let role = roles[ctx.block_idx() as usize];
+                let wait_for = match role {
                     0 => Some(1),
                     2 => Some(0),
                     _ => None,
@@ -218,14 +216,39 @@ fn blocks_are_dispatched_in_index_order() {
                         hint::spin_loop();
                     }
                 }
-                flags[b].store_scoped(1, Ordering::Release, Scope::Device);
+                flags[role].store_scoped(1, Ordering::Release, Scope::Device);
             },
         );
-    });
-    assert!(r.failures().is_empty(), "{r}");
-    assert!(r.is_complete());
-    // Block 0's loop: [1] or [0, 1]; block 2's likewise: 2 * 2.
-    assert_eq!(r.executions(), 4);
+    }
+}
+
+/// Blocks are dispatched in index order, and the order matters. With roles
+/// in block order and two slots, blocks 0 and 1 start, block 1 finishes,
+/// block 2 takes its slot, block 0 goes on: no hang. CUDA does not promise
+/// that order: the same kernel with roles 1 and 2 swapped between blocks
+/// (as if blocks 0 and 2 were dispatched first) hangs, which is how a test
+/// checks a kernel under another dispatch order.
+#[test]
+fn block_dispatch_order_matters() {
+    // Role 0's loop reads [1] or [0, 1]; role 2's likewise: 2 * 2. The
+    // reference enumerator, which tries every interleaving the held-back
+    // blocks allow, agrees.
+    for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+        let b = builder(MemoryModel::Src11, strategy.clone()).progress(Progress::OccupancyBound { resident_blocks: 2 });
+        let r = b.explore(three_roles([0, 1, 2]));
+        assert!(r.failures().is_empty(), "{r}");
+        assert!(r.is_complete());
+        assert_eq!(r.executions(), 4, "{strategy:?}");
+        let r = b.explore(three_roles([0, 2, 1]));
+        let h = only_hang(&r);
+        assert_eq!((h.waiting, h.awaited), (vec![1, 2], vec![3]), "{strategy:?}");
+    }
+    // Under fair progress both are fine.
+    for roles in [[0, 1, 2], [0, 2, 1]] {
+        let r = src11(Progress::Fair).explore(three_roles(roles));
+        assert!(r.failures().is_empty(), "{r}");
+        assert_eq!(r.executions(), 4);
+    }
 }
 
 #[test]
@@ -276,14 +299,17 @@ fn unfair_progress_hangs_on_any_spin_wait_for_another_thread() {
         assert_eq!(o, [1].into_iter().collect());
         // The reader's first load reads 1, or reads 0 and then 1.
         assert_eq!(r.executions(), 2);
-        let (_, r) = outcomes(&src11(Progress::Unfair), mp(writer_first));
-        let h = only_hang(&r);
         let (w, rd) = if writer_first { (1, 2) } else { (2, 1) };
-        assert_eq!(
-            (h.waiting, h.awaited),
-            (vec![rd], vec![w]),
-            "writer first: {writer_first}"
-        );
+        for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+            let b = builder(MemoryModel::Src11, strategy.clone()).progress(Progress::Unfair);
+            let (_, r) = outcomes(&b, mp(writer_first));
+            let h = only_hang(&r);
+            assert_eq!(
+                (h.waiting, h.awaited),
+                (vec![rd], vec![w]),
+                "writer first: {writer_first}, {strategy:?}"
+            );
+        }
     }
 }
 
