@@ -747,7 +747,7 @@ impl Engine {
             let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
             return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
         }
-        let mut enabled: Vec<ThreadId> = status
+        let mut enabled: SmallVec<[ThreadId; 16]> = status
             .iter()
             .enumerate()
             .filter(|(t, st)| self.enabled(*t as ThreadId, st, status))
@@ -844,7 +844,7 @@ impl Engine {
     /// when the threads left all wait on them; under the unfair model,
     /// reports a thread that spin-waits for a write other threads need never
     /// make. `None` under the fair model.
-    fn progress_hang(&self, status: &[ThreadStatus], enabled: &mut Vec<ThreadId>) -> Option<Box<Failure>> {
+    fn progress_hang(&self, status: &[ThreadStatus], enabled: &mut SmallVec<[ThreadId; 16]>) -> Option<Box<Failure>> {
         match self.progress.model {
             Progress::Fair => None,
             Progress::Unfair => {

@@ -45,6 +45,7 @@
 use crate::engine::ThreadStatus;
 use crate::event::{EventId, EventKind, Loc, ThreadId};
 use crate::graph::ExecutionGraph;
+use smallvec::SmallVec;
 use std::fmt;
 
 /// A forward-progress model.
@@ -196,7 +197,12 @@ impl ProgressState {
     /// of blocks that need not be scheduled: blocks not started, beyond the
     /// ones that fill the device's free resident slots in dispatch order.
     /// Returns the threads removed.
-    pub fn gate(&self, g: &ExecutionGraph, status: &[ThreadStatus], enabled: &mut Vec<ThreadId>) -> Vec<ThreadId> {
+    pub fn gate(
+        &self,
+        g: &ExecutionGraph,
+        status: &[ThreadStatus],
+        enabled: &mut SmallVec<[ThreadId; 16]>,
+    ) -> Vec<ThreadId> {
         let Progress::OccupancyBound { resident_blocks } = self.model else {
             return Vec::new();
         };

@@ -417,3 +417,21 @@ fn a_wait_for_nothing_stays_a_deadlock() {
 fn zero_resident_blocks_is_a_clear_error() {
     let _ = Builder::new().progress(Progress::OccupancyBound { resident_blocks: 0 });
 }
+
+/// A hang's replay token reproduces it (under the same progress model).
+#[test]
+fn a_hang_replays_from_its_token() {
+    let progress = Progress::OccupancyBound { resident_blocks: 2 };
+    let r = src11(progress).explore(|| spin_barrier(3, 1)(&|_| {}));
+    let token = r.failures()[0].token.clone();
+    let replay = builder(MemoryModel::Src11, Strategy::Replay(token)).progress(progress);
+    let r = replay.explore(|| spin_barrier(3, 1)(&|_| {}));
+    assert!(!r.replay_diverged(), "{r}");
+    let h = only_hang(&r);
+    assert_eq!((h.waiting, h.awaited), (vec![1, 2], vec![3]));
+    let r = src11(Progress::Unfair).explore(|| spin_barrier(2, 1)(&|_| {}));
+    let token = r.failures()[0].token.clone();
+    let replay = builder(MemoryModel::Src11, Strategy::Replay(token)).progress(Progress::Unfair);
+    let h = only_hang(&replay.explore(|| spin_barrier(2, 1)(&|_| {})));
+    assert_eq!((h.waiting, h.awaited), (vec![1], vec![2]));
+}
