@@ -941,16 +941,21 @@ impl Engine {
 
     fn hang_failure(&self, message: String, info: HangInfo) -> Box<Failure> {
         let mut f = self.failure(FailureKind::Hang, message, info.waiting.first().copied(), vec![], None);
-        f.fix = Some(match self.progress.model {
-            Progress::Unfair => "do not spin on another thread's write under an unfair scheduler: wait with a \
+        f.fix = match self.progress.model {
+            Progress::Unfair => Some(
+                "do not spin on another thread's write under an unfair scheduler: wait with a \
                                  blocking primitive (a barrier, a join, a mutex), or run where threads are scheduled \
                                  fairly"
-                .into(),
-            _ => "do not make resident blocks wait for blocks that may not have started: launch no more blocks than \
-                  can be resident at once (size the grid from the occupancy, as a cooperative launch requires), or \
-                  use a grid barrier of a cooperative launch (`sync_grid`)"
-                .into(),
-        });
+                    .into(),
+            ),
+            Progress::OccupancyBound { resident_blocks } => Some(format!(
+                "launch no more blocks than can be resident at once ({resident_blocks} here; a cooperative launch, \
+                 which `sync_grid` needs, refuses larger grids), or do not make a block wait for a block dispatched \
+                 after it (a higher index), which need not have started"
+            )),
+            // Fair progress reports no hangs (a wait nobody ends is a deadlock).
+            Progress::Fair => None,
+        };
         f.hang = Some(info);
         f
     }

@@ -43,7 +43,7 @@
 //! visible event), so every re-execution of a kept graph schedules alike.
 
 use crate::engine::ThreadStatus;
-use crate::event::{EventId, EventKind, Loc, ThreadId};
+use crate::event::{EventId, EventKind, Loc, Op, ThreadId};
 use crate::graph::ExecutionGraph;
 use smallvec::SmallVec;
 use std::fmt;
@@ -195,8 +195,9 @@ impl ProgressState {
 
     /// Under the occupancy-bound model, removes from `enabled` the threads
     /// of blocks that need not be scheduled: blocks not started, beyond the
-    /// ones that fill the device's free resident slots in dispatch order.
-    /// Returns the threads removed.
+    /// ones that fill the device's free resident slots in dispatch order;
+    /// and the threads waiting at a barrier that a held-back thread waits at
+    /// too (it has not really arrived). Returns the held-back threads removed.
     pub fn gate(
         &self,
         g: &ExecutionGraph,
@@ -207,24 +208,52 @@ impl ProgressState {
             return Vec::new();
         };
         let mut held = Vec::new();
+        let mut held_barriers = Vec::new();
         for d in self.devices() {
-            let (resident, waiting) = self.blocks_of(g, status, d);
-            // Blocks are dispatched in order (launch order, then block
-            // index): the first ones waiting take the free slots, the
-            // others wait for a slot.
-            let free = (resident_blocks as usize).saturating_sub(resident.len());
-            for b in waiting.into_iter().skip(free) {
-                held.extend(self.threads(b).iter().copied().filter(|t| enabled.contains(t)));
+            let (_, held_blocks) = self.dispatch(g, status, d, resident_blocks);
+            for b in held_blocks {
+                for &t in self.threads(b) {
+                    if enabled.contains(&t) {
+                        held.push(t);
+                    }
+                    if let Some(ThreadStatus::Op(Op::Barrier { group, .. }, _)) = status.get(t as usize) {
+                        held_barriers.push(*group);
+                    }
+                }
             }
         }
-        enabled.retain(|t| !held.contains(t));
+        // A thread of a held-back block waiting at its first step, a grid
+        // barrier, has not arrived there yet: the barrier cannot complete.
+        enabled.retain(|t| {
+            !held.contains(t)
+                && !matches!(status.get(*t as usize), Some(ThreadStatus::Op(Op::Barrier { group, .. }, _))
+                    if held_barriers.contains(group))
+        });
         held.sort_unstable();
         held
     }
 
+    /// The blocks of `device` in dispatch order (launch order, then block
+    /// index), split into the resident ones (started and not finished, plus
+    /// the first not started ones that fill the free slots) and the ones
+    /// held back until a slot frees.
+    fn dispatch(
+        &self,
+        g: &ExecutionGraph,
+        status: &[ThreadStatus],
+        device: u32,
+        slots: u32,
+    ) -> (Vec<BlockRef>, Vec<BlockRef>) {
+        let (mut resident, waiting) = self.blocks_of(g, status, device);
+        let free = (slots as usize).saturating_sub(resident.len());
+        let held = waiting.iter().skip(free).copied().collect();
+        resident.extend(waiting.into_iter().take(free));
+        (resident, held)
+    }
+
     /// With nothing enabled after [`ProgressState::gate`] held back `held`:
-    /// the hang, on the first device whose slots are all taken by resident
-    /// blocks while threads of its other blocks are held back.
+    /// the hang, on the first device with held-back threads (its slots are
+    /// all taken by resident blocks).
     pub fn occupancy_hang(
         &self,
         g: &ExecutionGraph,
@@ -235,12 +264,8 @@ impl ProgressState {
             return None;
         };
         for d in self.devices() {
-            let (resident, waiting) = self.blocks_of(g, status, d);
-            // With a free slot, the held-back blocks only wait their turn
-            // behind blocks that cannot start: not this model's hang.
-            if (resident.len() as u32) < resident_blocks {
-                continue;
-            }
+            // Blocks are held back only while the resident ones fill every slot.
+            let (resident, waiting) = self.dispatch(g, status, d, resident_blocks);
             let unscheduled: Vec<BlockRef> = waiting
                 .into_iter()
                 .filter(|&b| self.threads(b).iter().any(|t| held.contains(t)))
@@ -322,10 +347,7 @@ pub fn unfair_hang(
         if matches!(g.event(end).kind, EventKind::End) && prefix.contains(end) {
             continue;
         }
-        let joining = matches!(
-            status.get(u as usize),
-            Some(ThreadStatus::Op(crate::event::Op::Join { .. }, _))
-        );
+        let joining = matches!(status.get(u as usize), Some(ThreadStatus::Op(Op::Join { .. }, _)));
         let quiet_since = (prefix.get(u)..len).all(|i| {
             !matches!(
                 g.event(EventId::new(u, i)).kind,

@@ -368,3 +368,44 @@ fn memory_kinds_under_rc11() {
         });
     assert_eq!(verdict(&r), Verdict::Atomic(2));
 }
+
+/// The seed's conditions for managed, mapped and system-allocated memory do
+/// not ask who accesses the object: two GPU threads (blocks 0 and 1 of
+/// device 0) doing system-scope read-modify-writes get the same verdicts as
+/// a host and a GPU thread.
+#[test]
+fn gpu_only_system_scope_rmws_follow_the_same_rule() {
+    use Verdict::*;
+    for (name, a) in attribute_sets() {
+        let run = |kind: MemoryKind| {
+            let b = builder(MemoryModel::Src11, Strategy::Exhaustive).platform(Platform::new(a));
+            verdict(&b.explore(move || {
+                let x = alloc_in(kind, 0u32);
+                launch(
+                    Launch::new(2, 1),
+                    |_| (),
+                    |_| {
+                        x.fetch_add(1, Ordering::Relaxed, Scope::System);
+                    },
+                );
+            }))
+        };
+        let want = |ok: bool, attr| if ok { Atomic(2) } else { Plain(attr) };
+        assert_eq!(run(MemoryKind::Device), Atomic(2), "{name}");
+        assert_eq!(
+            run(MemoryKind::Managed),
+            want(a.concurrent_managed_access, "concurrentManagedAccess"),
+            "{name}"
+        );
+        assert_eq!(
+            run(MemoryKind::Mapped),
+            want(a.host_native_atomic_supported, "hostNativeAtomicSupported"),
+            "{name}"
+        );
+        assert_eq!(
+            run(MemoryKind::System),
+            want(a.pageable_memory_access, "pageableMemoryAccess"),
+            "{name}"
+        );
+    }
+}

@@ -435,3 +435,33 @@ fn a_hang_replays_from_its_token() {
     let h = only_hang(&replay.explore(|| spin_barrier(2, 1)(&|_| {})));
     assert_eq!((h.waiting, h.awaited), (vec![1], vec![2]));
 }
+
+/// A cooperative launch's grid barrier needs every block resident: with
+/// fewer slots the resident blocks wait at it for blocks never scheduled.
+#[test]
+fn grid_barrier_of_a_cooperative_launch_needs_every_block_resident() {
+    let kernel = |grid: u32| {
+        move || {
+            launch(Launch::new(grid, 1), |_| (), |ctx| ctx.sync_grid());
+        }
+    };
+    let r = src11(Progress::OccupancyBound { resident_blocks: 2 }).explore(kernel(3));
+    let h = only_hang(&r);
+    assert_eq!((h.waiting, h.awaited), (vec![1, 2], vec![3]));
+    let f = &r.failures()[0];
+    assert!(
+        f.message.contains("thread 1 (block 0) waits at the barrier"),
+        "{}",
+        f.message
+    );
+    assert!(f.fix.as_deref().is_some_and(|x| x.contains("2 here")), "{:?}", f.fix);
+    for progress in [
+        Progress::OccupancyBound { resident_blocks: 3 },
+        Progress::Fair,
+        Progress::Unfair,
+    ] {
+        let r = src11(progress).explore(kernel(3));
+        assert!(r.failures().is_empty(), "{progress}: {r}");
+        assert_eq!(r.executions(), 1);
+    }
+}
