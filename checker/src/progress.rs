@@ -139,19 +139,16 @@ impl ProgressState {
     }
 
     /// Whether a block has started: one of its threads has a visible event
-    /// (an access, a barrier, a join) or has finished. Allocations and plain
-    /// cell accesses a thread makes when it is spawned, before its first
-    /// visible step, do not count.
+    /// (an access, a barrier, a join). What a thread does when it is spawned,
+    /// before its first visible step (allocations, plain cell accesses, even
+    /// finishing without any visible step), does not count: the runtime
+    /// runs it at once, but it is invisible to every other thread's waits.
     fn started(&self, g: &ExecutionGraph, b: BlockRef) -> bool {
         self.threads(b).iter().any(|&t| {
             g.thread_events(t).iter().any(|e| {
                 matches!(
                     e.kind,
-                    EventKind::Read(_)
-                        | EventKind::Write(_)
-                        | EventKind::Barrier { .. }
-                        | EventKind::Join { .. }
-                        | EventKind::End
+                    EventKind::Read(_) | EventKind::Write(_) | EventKind::Barrier { .. } | EventKind::Join { .. }
                 )
             })
         })

@@ -465,3 +465,29 @@ fn grid_barrier_of_a_cooperative_launch_needs_every_block_resident() {
         assert_eq!(r.executions(), 1);
     }
 }
+
+/// A thread that finishes without a visible step (it returns at once) does
+/// not start its block: block 1, whose lane 0 returns at once and whose lane
+/// 1 sets the flag block 0 waits for, is still held back with one slot.
+#[test]
+fn a_thread_returning_at_once_does_not_start_its_block() {
+    let r = src11(Progress::OccupancyBound { resident_blocks: 1 }).explore(|| {
+        let flag = AtomicU32::new(0);
+        launch(
+            Launch::new(2, 2),
+            |_| (),
+            |ctx| match (ctx.block_idx(), ctx.thread_idx()) {
+                (1, 0) => {}
+                (1, _) => flag.store_scoped(1, Ordering::Release, Scope::Device),
+                _ => {
+                    while flag.load_scoped(Ordering::Acquire, Scope::Device) == 0 {
+                        hint::spin_loop();
+                    }
+                }
+            },
+        );
+    });
+    let h = only_hang(&r);
+    // Threads 1 and 2 are block 0; 3 (finished) and 4 are block 1.
+    assert_eq!((h.waiting, h.awaited), (vec![1, 2], vec![4]));
+}
