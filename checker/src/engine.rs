@@ -12,8 +12,13 @@ use crate::explore::Strategy;
 use crate::failure::{EventInfo, Failure, FailureKind};
 use crate::graph::ExecutionGraph;
 use crate::graph::SyncRules;
+use crate::memory::{MemoryTable, Platform, Residence};
+
+mod hang;
+mod memory_race;
 use crate::model::relations::Relations;
 use crate::model::MemoryModel;
+use crate::progress::{Progress, ProgressState};
 use crate::races;
 use crate::scope::narrowest_common;
 use crate::token;
@@ -169,6 +174,10 @@ pub struct Engine {
     /// Per thread, the DRFrlx class the runtime announced for the thread's
     /// next access (its read and write events take it).
     next_class: Vec<Option<RlxClass>>,
+    /// Memory kinds of locations and the platform (seed 001, Atomicity).
+    memory: MemoryTable,
+    /// The forward-progress model and the kernels of this execution.
+    progress: ProgressState,
 }
 
 impl Engine {
@@ -186,7 +195,30 @@ impl Engine {
             races: RaceLog::default(),
             cur_scope: Scope::System,
             next_class: Vec::new(),
+            memory: MemoryTable::default(),
+            progress: ProgressState::default(),
         }
+    }
+
+    /// Sets the platform whose device attributes decide whether system-scope
+    /// atomics on locations with a memory kind are atomic.
+    pub fn set_platform(&mut self, platform: Platform) {
+        self.memory.platform = platform;
+    }
+
+    /// Sets the forward-progress model.
+    pub fn set_progress(&mut self, model: Progress) {
+        self.progress.model = model;
+    }
+
+    /// Records that `loc` (just allocated) lives in `res` (`gpu::alloc_in`).
+    pub fn set_memory_kind(&mut self, loc: Loc, res: Residence) {
+        self.memory.set(loc, res);
+    }
+
+    /// Records a kernel launch on `device`: the threads of each block.
+    pub fn register_kernel(&mut self, device: u32, blocks: Vec<Vec<ThreadId>>) {
+        self.progress.register_kernel(device, blocks);
     }
 
     /// The strategy's name.
@@ -203,6 +235,9 @@ impl Engine {
         // A thread abandoned in the middle of a classified access must not
         // pass the class on to its first access of the next execution.
         self.next_class.clear();
+        // Memory kinds and kernels are registered again as the program re-runs.
+        self.memory.clear();
+        self.progress.clear();
         // Replay in an order compatible with po and rf: a read revisited by a
         // later-added write must not run before that write's prefix has run,
         // or the real memory its thread touches next would be stale.
@@ -238,11 +273,25 @@ impl Engine {
             // `porf` has no happens-before: races are its client model's business.
             return;
         }
-        let pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
-        if pairs.is_empty() {
+        let mut pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
+        let locs: Vec<Loc> = self.graph.locs().map(|(l, _)| *l).collect();
+        let memory: Vec<(EventId, EventId, String)> = locs
+            .into_iter()
+            .filter_map(|l| self.memory.find_race(&self.graph, l, self.model.sync_rules()))
+            .collect();
+        pairs.retain(|(a, b)| !memory.iter().any(|(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a)));
+        if pairs.is_empty() && memory.is_empty() {
             return;
         }
         self.races.racy_executions += 1;
+        for (a, b, why) in memory {
+            let key = (self.graph.event(a).src, self.graph.event(b).src);
+            if self.races.seen.insert(key) {
+                if let Stop::Failure(f) = self.memory_race(a, b, why) {
+                    self.races.distinct.push(*f);
+                }
+            }
+        }
         for (a, b) in pairs {
             let key = (self.graph.event(a).src, self.graph.event(b).src);
             if self.races.seen.insert(key) {
@@ -299,6 +348,7 @@ impl Engine {
             cause: None,
             graph: self.graph.clone(),
             token: token::encode(&self.graph, self.model),
+            hang: None,
         })
     }
 
@@ -709,12 +759,15 @@ impl Engine {
             let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
             return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
         }
-        let enabled: SmallVec<[ThreadId; 16]> = status
+        let mut enabled: SmallVec<[ThreadId; 16]> = status
             .iter()
             .enumerate()
             .filter(|(t, st)| self.enabled(*t as ThreadId, st, status))
             .map(|(t, _)| t as ThreadId)
             .collect();
+        if let Some(f) = self.progress_hang(status, &mut enabled) {
+            return Sched::Deadlock(f);
+        }
         if let Some(t) = self.strategy.schedule(&self.graph, &enabled, status) {
             return Sched::Run(t);
         }
@@ -1125,8 +1178,11 @@ impl Engine {
         Ok((id, value))
     }
 
+    /// Whether accesses of `loc` need the race check even when all are
+    /// atomic: it has plain accesses, or a memory kind that may make
+    /// system-scope atomics plain.
     fn has_plain(&self, loc: Loc) -> bool {
-        self.graph.loc(loc).expect("loc").has_plain
+        self.graph.loc(loc).expect("loc").has_plain || self.memory.tracked(loc)
     }
 
     fn new_store(
@@ -1433,6 +1489,12 @@ impl Engine {
             if races::pair_races(g, (o, o_order.is_atomic()), (id, my_order.is_atomic()), scoped) {
                 return Err(self.race(o, id));
             }
+        }
+        // The whole location: whether an access is atomic for its memory
+        // kind can depend on every thread that touches it (seed 001: GPU
+        // memory that a host thread accesses).
+        if let Some((a, b, why)) = self.memory.find_race(g, loc, self.model.sync_rules()) {
+            return Err(self.memory_race(a, b, why));
         }
         Ok(())
     }

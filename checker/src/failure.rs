@@ -27,6 +27,10 @@ pub enum FailureKind {
     Misuse,
     /// A broken invariant inside the checker itself (not a bug in the user's program).
     Internal,
+    /// Threads spin forever because the forward-progress model need never
+    /// schedule the threads they wait for (an occupancy-bound GPU leaving a
+    /// block unscheduled, an unfair scheduler); see `Failure::hang`.
+    Hang,
 }
 
 impl FailureKind {
@@ -42,6 +46,7 @@ impl FailureKind {
             FailureKind::Nondeterminism => "nondeterministic program",
             FailureKind::Misuse => "misuse of the checker",
             FailureKind::Internal => "internal error in scopecheck",
+            FailureKind::Hang => "hang (no forward progress)",
         }
     }
 }
@@ -92,6 +97,9 @@ pub struct Failure {
     pub graph: ExecutionGraph,
     /// Token that replays the execution.
     pub token: String,
+    /// For a [`FailureKind::Hang`]: the threads that wait forever and the
+    /// threads they wait for.
+    pub hang: Option<crate::progress::HangInfo>,
 }
 
 impl Failure {

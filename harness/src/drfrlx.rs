@@ -298,6 +298,7 @@ impl Check {
             // Keep exploring through the engine's own race reports: DRFrlx
             // judges races itself, on hb1.
             record_races: true,
+            ..RunConfig::default()
         }
     }
 
@@ -846,6 +847,7 @@ fn internal(what: &str) -> Failure {
         cause: None,
         graph: ExecutionGraph::new(),
         token: String::new(),
+        hang: None,
     }
 }
 

@@ -1,6 +1,8 @@
 //! Running a closure under the checker: [`model`] and [`Builder`].
 
 use crate::report::Report;
+use scopecheck_checker::memory::Platform;
+use scopecheck_checker::progress::Progress;
 use scopecheck_checker::token;
 use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig};
@@ -32,6 +34,12 @@ pub struct Builder {
     /// do afterwards is still explored (herd's treatment; it shows, say, both
     /// the scope mismatch on a flag and the data race it lets through).
     pub record_races: bool,
+    /// The platform whose device attributes decide whether system-scope
+    /// atomics on memory of a given kind (`gpu::alloc_in`) are atomic (seed
+    /// 001, Atomicity). Default: every attribute 0.
+    pub platform: Platform,
+    /// The forward-progress model: which spin-waits are hangs (default fair).
+    pub progress: Progress,
 }
 
 impl Default for Builder {
@@ -57,7 +65,26 @@ impl Builder {
             stack_size: d.stack_size,
             max_failures: 1,
             record_races: false,
+            platform: Platform::default(),
+            progress: Progress::Fair,
         }
+    }
+
+    /// The same configuration on `platform` (device attributes and peer atomics).
+    pub fn platform(mut self, platform: Platform) -> Builder {
+        self.platform = platform;
+        self
+    }
+
+    /// The same configuration under the forward-progress model `progress`.
+    ///
+    /// # Panics
+    /// If `progress` is `OccupancyBound` with no resident block.
+    #[track_caller]
+    pub fn progress(mut self, progress: Progress) -> Builder {
+        check_progress(progress);
+        self.progress = progress;
+        self
     }
 
     fn config(&self) -> RunConfig {
@@ -69,6 +96,7 @@ impl Builder {
             }
         }
         let strategy = self.strategy.clone();
+        check_progress(self.progress);
         RunConfig {
             model,
             strategy,
@@ -78,6 +106,8 @@ impl Builder {
             stack_size: self.stack_size,
             max_failures: self.max_failures.max(1),
             record_races: self.record_races,
+            platform: self.platform.clone(),
+            progress: self.progress,
         }
     }
 
@@ -96,6 +126,16 @@ impl Builder {
         if !report.failures().is_empty() {
             panic!("{report}");
         }
+    }
+}
+
+#[track_caller]
+fn check_progress(p: Progress) {
+    if let Progress::OccupancyBound { resident_blocks: 0 } = p {
+        panic!(
+            "scopecheck: Progress::OccupancyBound needs at least one resident block (resident_blocks = 0 would \
+             never run any block)"
+        );
     }
 }
 

@@ -8,6 +8,10 @@ use crate::rt;
 use crate::thread;
 use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, Placement, Scope, SourceLoc};
 
+pub use crate::gpu_alloc::{alloc_in, alloc_on_device, MemAtomic, Word};
+pub use scopecheck_checker::memory::{DeviceAttributes, MemoryKind, Platform};
+pub use scopecheck_checker::progress::Progress;
+
 /// The shape of a launch: `grid` blocks of `block` threads, in warps of
 /// `warp_size`, on device `device`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -156,7 +160,9 @@ where
     let states: Vec<S> = (0..cfg.grid).map(&shared).collect();
     let kernel = &kernel;
     thread::scope(|s| {
+        let mut blocks = Vec::with_capacity(cfg.grid as usize);
         for (b, state) in states.iter().enumerate() {
+            let mut ids = Vec::with_capacity(cfg.block as usize);
             for t in 0..cfg.block {
                 let ctx = ThreadCtx {
                     kernel: kernel_id,
@@ -166,8 +172,11 @@ where
                     shared: state,
                 };
                 let place = Placement::gpu(cfg.device, b as u32, t / cfg.warp_size, t % cfg.warp_size);
-                s.spawn_at(place, move || kernel(&ctx));
+                ids.push(s.spawn_at(place, move || kernel(&ctx)).thread().id().0);
             }
+            blocks.push(ids);
         }
+        // Before any kernel thread runs: the progress model dispatches blocks.
+        rt::register_kernel(cfg.device, blocks);
     });
 }

@@ -11,6 +11,7 @@ pub mod atomic_ref;
 pub mod cell;
 pub mod drfrlx;
 pub mod gpu;
+mod gpu_alloc;
 pub mod hint;
 pub mod rt;
 pub mod sync;

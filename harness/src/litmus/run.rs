@@ -480,6 +480,7 @@ fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failure {
         cause: None,
         graph: g.clone(),
         token: token::encode(g, MemoryModel::Porf),
+        hang: None,
     }
 }
 

@@ -14,12 +14,14 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
-use scopecheck_checker::event::{EventId, EventKind, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
+use scopecheck_checker::event::{EventId, EventKind, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{
     pct::Pct, random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy,
 };
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::memory::{Platform, Residence};
+use scopecheck_checker::progress::Progress;
 use scopecheck_checker::{token, Engine, MemoryModel};
 use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
@@ -77,6 +79,11 @@ pub struct RunConfig {
     /// Keep going after data races, collecting them in
     /// [`RunResult::races`] (herd's treatment; for litmus tests).
     pub record_races: bool,
+    /// The platform: device attributes that decide whether system-scope
+    /// atomics on memory of a given kind are atomic (seed 001).
+    pub platform: Platform,
+    /// The forward-progress model (which spin-waits are hangs).
+    pub progress: Progress,
 }
 
 impl Default for RunConfig {
@@ -90,6 +97,8 @@ impl Default for RunConfig {
             stack_size: 1 << 20,
             max_failures: 1,
             record_races: false,
+            platform: Platform::default(),
+            progress: Progress::Fair,
         }
     }
 }
@@ -347,6 +356,24 @@ pub fn discard() -> ! {
     unreachable!("a discarded model thread was resumed");
 }
 
+/// Records that `loc`, just allocated, lives in `res` (a memory kind, seed
+/// 001): the checker then judges whether its system-scope atomics are atomic.
+pub fn set_memory_kind(loc: Loc, res: Residence) {
+    if unwinding() {
+        return;
+    }
+    with_shared(|s| s.engine.set_memory_kind(loc, res));
+}
+
+/// Records a kernel launch on `device` whose block `b` is the threads
+/// `blocks[b]` (the occupancy-bound progress model dispatches blocks).
+pub fn register_kernel(device: u32, blocks: Vec<Vec<ThreadId>>) {
+    if unwinding() {
+        return;
+    }
+    with_shared(|s| s.engine.register_kernel(device, blocks));
+}
+
 /// Announces the DRFrlx class of the calling thread's next access (`None`
 /// clears it). The shim's classified atomics set it around each operation.
 pub fn set_next_class(class: Option<RlxClass>) {
@@ -463,6 +490,9 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
             record_races: config.record_races,
         },
     );
+    let mut engine = engine;
+    engine.set_platform(config.platform.clone());
+    engine.set_progress(config.progress);
     SHARED.with(|s| {
         *s.borrow_mut() = Some(Shared {
             engine,

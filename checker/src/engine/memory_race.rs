@@ -1,0 +1,41 @@
+//! Data races of atomics that are plain for their memory kind
+//! (`crate::memory`), as reports.
+
+use super::{Engine, Stop};
+use crate::event::{Event, EventId};
+use crate::failure::FailureKind;
+
+impl Engine {
+    /// A data race between atomics `a` and `b`, one of which is plain
+    /// because of its memory kind (`why` says which attribute is missing).
+    pub(super) fn memory_race(&self, a: EventId, b: EventId, why: String) -> Stop {
+        let g = &self.graph;
+        let (ea, eb) = (g.event(a), g.event(b));
+        let loc = ea.loc().expect("an access");
+        let side = |e: &Event, id: EventId| {
+            format!(
+                "`{}` (thread {} at {}, {} scope, {})",
+                e.describe(),
+                id.thread,
+                g.placement(id.thread).describe(),
+                e.scope,
+                e.src
+            )
+        };
+        let mut f = self.failure(
+            FailureKind::DataRace,
+            format!(
+                "data race on {loc} (created at {}): {} and {} conflict and neither happens before the other; {why}",
+                g.event(g.loc(loc).expect("loc").alloc).src,
+                side(ea, a),
+                side(eb, b)
+            ),
+            Some(b.thread),
+            vec![a, b],
+            Some(eb.src),
+        );
+        f.cause = Some(why);
+        f.fix = Some(self.memory.fix(loc));
+        Stop::Failure(f)
+    }
+}

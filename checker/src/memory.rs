@@ -1,0 +1,431 @@
+//! Memory kinds and the device attributes that decide whether a
+//! system-scope atomic is really atomic (DESIGN.md 3.2).
+//!
+//! Seed 001 ("Atomicity") says, word for word:
+//!
+//! > An atomic operation is atomic at the scope it specifies if:
+//! > - it specifies a scope other than `thread_scope_system`, **or**
+//! > - the scope is `thread_scope_system` and:
+//! >   - it affects an object in system allocated memory and
+//! >     `pageableMemoryAccess` is `1` [0], **or**
+//! >   - it affects an object in managed memory and
+//! >     `concurrentManagedAccess` is `1`, **or**
+//! >   - it affects an object in mapped memory and
+//! >     `hostNativeAtomicSupported` is `1`, **or**
+//! >   - it is a load or store that affects a naturally-aligned object of
+//! >     sizes 1, 2, 4, 8, or 16 bytes on mapped memory [1], **or**
+//! >   - it affects an object in GPU memory, only GPU threads access it, and
+//! >     - `*val` returned from `cudaDeviceGetP2PAttribute(&val,
+//! >       cudaDevP2PAttrNativeAtomicSupported, srcDev, dstDev)` between each
+//! >       accessing `srcDev` and the GPU where the object resides, `dstDev`,
+//! >       is `1`, or
+//! >     - only GPU threads from a single GPU concurrently access it.
+//!
+//! An operation that is not atomic at its scope is, for the race definition
+//! of the same seed ("Data Races"), a plain access: two conflicting accesses
+//! not ordered by happens-before, one of them so, are a data race. This
+//! module judges each access of a location that was given a memory kind
+//! (`gpu::alloc_in`); locations without one (every ordinary atomic) are
+//! atomic at every scope, as before.
+//!
+//! Not modelled: note [0] of the seed (with
+//! `PageableMemoryAccessUsesHostPagetables` = 0, atomics on memory-mapped
+//! files or `hugetlbfs` allocations are not atomic) needs a notion of file
+//! backed memory the shim does not have; note [1] (16-byte loads and stores
+//! on mapped memory need system support) concerns widths the shim's
+//! atomics (at most 8 bytes, always naturally aligned) never have.
+
+use crate::event::{EventId, EventKind, Loc, Order, Scope, ThreadId};
+use crate::graph::{ExecutionGraph, SyncRules};
+use crate::model::relations::Relations;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Where an object lives (seed 001 links each to the CUDA programming guide).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MemoryKind {
+    /// GPU memory (`cudaMalloc`), resident on one device.
+    Device,
+    /// Managed memory (`cudaMallocManaged`, unified memory).
+    Managed,
+    /// Mapped memory: pinned host memory mapped into the device's address
+    /// space (`cudaHostAlloc(..., cudaHostAllocMapped)`).
+    Mapped,
+    /// System-allocated (pageable) memory: plain `malloc` or the stack,
+    /// accessed from the GPU.
+    System,
+}
+
+impl MemoryKind {
+    /// Every kind.
+    pub const ALL: [MemoryKind; 4] = [
+        MemoryKind::Device,
+        MemoryKind::Managed,
+        MemoryKind::Mapped,
+        MemoryKind::System,
+    ];
+
+    /// The kind's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Device => "device (GPU) memory",
+            MemoryKind::Managed => "managed memory",
+            MemoryKind::Mapped => "mapped memory",
+            MemoryKind::System => "system-allocated (pageable) memory",
+        }
+    }
+}
+
+impl fmt::Display for MemoryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The device attributes seed 001 names, as `cudaDeviceProp` reports them
+/// (every device of a [`Platform`] has the same ones). The default is every
+/// attribute 0: nothing is promised until the test says what its platform
+/// has.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DeviceAttributes {
+    /// `concurrentManagedAccess`: the device can access managed memory
+    /// concurrently with the CPU.
+    pub concurrent_managed_access: bool,
+    /// `hostNativeAtomicSupported`: the link between device and host
+    /// supports native atomic operations.
+    pub host_native_atomic_supported: bool,
+    /// `pageableMemoryAccess`: the device can access pageable host memory
+    /// (system-allocated memory) coherently.
+    pub pageable_memory_access: bool,
+}
+
+impl DeviceAttributes {
+    /// Every attribute 1 (a hardware-coherent system such as a Grace Hopper superchip).
+    pub const ALL: DeviceAttributes = DeviceAttributes {
+        concurrent_managed_access: true,
+        host_native_atomic_supported: true,
+        pageable_memory_access: true,
+    };
+    /// Every attribute 0 (the default).
+    pub const NONE: DeviceAttributes = DeviceAttributes {
+        concurrent_managed_access: false,
+        host_native_atomic_supported: false,
+        pageable_memory_access: false,
+    };
+}
+
+/// The machine a GPU test runs on: the devices' attributes and which pairs
+/// of devices have native peer atomics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Platform {
+    /// Attributes of every device.
+    pub attributes: DeviceAttributes,
+    /// Pairs `(src, dst)` for which `cudaDeviceGetP2PAttribute(&val,
+    /// cudaDevP2PAttrNativeAtomicSupported, src, dst)` gives 1.
+    pub peer_native_atomics: Vec<(u32, u32)>,
+}
+
+impl Platform {
+    /// A platform whose devices have `attributes` and no native peer atomics.
+    pub fn new(attributes: DeviceAttributes) -> Platform {
+        Platform {
+            attributes,
+            peer_native_atomics: Vec::new(),
+        }
+    }
+
+    /// The same platform where device `src` has native atomics on memory of
+    /// device `dst` (`cudaDevP2PAttrNativeAtomicSupported` = 1 from `src` to `dst`).
+    pub fn with_peer_native_atomics(mut self, src: u32, dst: u32) -> Platform {
+        self.peer_native_atomics.push((src, dst));
+        self
+    }
+
+    /// Whether device `src` has native atomics on memory resident on `dst`
+    /// (a device always has them on its own memory).
+    pub fn peer_native(&self, src: u32, dst: u32) -> bool {
+        src == dst || self.peer_native_atomics.contains(&(src, dst))
+    }
+}
+
+/// Where one location lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Residence {
+    /// Its memory kind.
+    pub kind: MemoryKind,
+    /// For [`MemoryKind::Device`], the device it is resident on.
+    pub device: u32,
+}
+
+/// The memory kinds of the current execution's locations, and the platform.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryTable {
+    /// The platform the run models.
+    pub platform: Platform,
+    kinds: HashMap<Loc, Residence>,
+}
+
+/// What kind of access an event is, for the atomicity rule (a load or store
+/// on mapped memory is atomic where a read-modify-write is not).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Access {
+    Load,
+    Store,
+    Rmw,
+}
+
+impl MemoryTable {
+    /// Forgets every location's kind (a new execution registers them again,
+    /// since the same location name may be another allocation on another path).
+    pub fn clear(&mut self) {
+        self.kinds.clear();
+    }
+
+    /// Records that `loc` lives in `res`.
+    pub fn set(&mut self, loc: Loc, res: Residence) {
+        self.kinds.insert(loc, res);
+    }
+
+    /// Where `loc` lives, if it was given a memory kind.
+    pub fn get(&self, loc: Loc) -> Option<Residence> {
+        self.kinds.get(&loc).copied()
+    }
+
+    /// Whether `loc` was given a memory kind (its accesses are then judged here).
+    pub fn tracked(&self, loc: Loc) -> bool {
+        self.kinds.contains_key(&loc)
+    }
+
+    /// A pair of conflicting accesses of `loc` in different threads, both
+    /// atomic by their order, at least one of which is not atomic at its
+    /// (system) scope for `loc`'s memory kind on this platform, neither
+    /// happening before the other: the pair (earlier-added first) and why,
+    /// in words. `None` when there is none.
+    ///
+    /// Happens-before is recomputed with every such access (of any location
+    /// with a memory kind) made plain: a plain access synchronizes with
+    /// nothing, so a release/acquire pair of them orders nothing either.
+    pub fn find_race(&self, g: &ExecutionGraph, loc: Loc, rules: SyncRules) -> Option<(EventId, EventId, String)> {
+        let res = self.get(loc)?;
+        let mut plain = Vec::new();
+        let mut here = Vec::new();
+        for (l, _) in g.locs() {
+            let Some(r) = self.get(*l) else { continue };
+            let found = self.plain_accesses(g, *l, r);
+            if *l == loc {
+                here.clone_from(&found);
+            }
+            plain.extend(found.into_iter().map(|(e, _)| e));
+        }
+        if here.is_empty() {
+            return None;
+        }
+        let mut g2 = g.clone();
+        for &e in &plain {
+            match &mut g2.event_mut(e).kind {
+                EventKind::Read(r) => r.order = Order::NonAtomic,
+                EventKind::Write(w) => w.order = Order::NonAtomic,
+                _ => {}
+            }
+        }
+        let rel = Relations::of(&g2, rules);
+        let hb = |a: EventId, b: EventId| match (rel.index_of(a), rel.index_of(b)) {
+            (Some(i), Some(j)) => rel.hb.has(i, j),
+            _ => false,
+        };
+        let d = g.loc(loc)?;
+        let mut accesses: Vec<(EventId, bool)> =
+            d.mo.iter()
+                .map(|&w| (w, true))
+                .chain(d.reads.iter().map(|&r| (r, false)))
+                .filter(|&(e, _)| atomic_order(g, e))
+                .collect();
+        accesses.sort_by_key(|&(e, _)| g.event(e).stamp);
+        let dev = |t: ThreadId| g.placement(t).gpu.map(|p| p.device);
+        for (i, &(a, aw)) in accesses.iter().enumerate() {
+            for &(b, bw) in &accesses[i + 1..] {
+                if a.thread == b.thread || !(aw || bw) || hb(a, b) || hb(b, a) {
+                    continue;
+                }
+                let why = here.iter().find(|(e, _)| *e == a || *e == b).map(|(_, w)| w.clone());
+                let Some(why) = why else { continue };
+                // GPU memory shared by GPUs without native peer atomics:
+                // "or only GPU threads from a single GPU concurrently access
+                // it" -- two unordered accesses of one device are atomic.
+                if res.kind == MemoryKind::Device && why.contains(PEER) && dev(a.thread) == dev(b.thread) {
+                    continue;
+                }
+                return Some((a, b, why));
+            }
+        }
+        None
+    }
+
+    /// The accesses of `loc` (living in `res`) that are atomic by their
+    /// order but not at their scope, each with why.
+    fn plain_accesses(&self, g: &ExecutionGraph, loc: Loc, res: Residence) -> Vec<(EventId, String)> {
+        let Some(d) = g.loc(loc) else { return Vec::new() };
+        let accesses: Vec<EventId> =
+            d.mo.iter()
+                .chain(d.reads.iter())
+                .copied()
+                .filter(|&e| atomic_order(g, e))
+                .collect();
+        let ctx = ObjectUse::of(g, &accesses);
+        accesses
+            .into_iter()
+            .filter_map(|e| self.not_atomic(g, res, e, &ctx).map(|why| (e, why)))
+            .collect()
+    }
+
+    /// Why access `e` of an object in `res` is not atomic at its scope, or
+    /// `None` if it is. For GPU memory shared by several GPUs, the answer
+    /// holds unless the racing access is of the same GPU (see `find_race`).
+    fn not_atomic(&self, g: &ExecutionGraph, res: Residence, e: EventId, ctx: &ObjectUse) -> Option<String> {
+        let ev = g.event(e);
+        // "it specifies a scope other than thread_scope_system": atomic.
+        if ev.scope != Scope::System {
+            return None;
+        }
+        let access = access_of(g, e);
+        let a = &self.platform.attributes;
+        let what = format!("`{}` at system scope on {}", op_name(g, e), res.kind);
+        match res.kind {
+            MemoryKind::System if !a.pageable_memory_access => Some(format!(
+                "{what} is atomic only if pageableMemoryAccess is 1 (seed 001, Atomicity), and this platform has \
+                 pageableMemoryAccess = 0, so it is a plain access"
+            )),
+            MemoryKind::Managed if !a.concurrent_managed_access => Some(format!(
+                "{what} is atomic only if concurrentManagedAccess is 1 (seed 001, Atomicity), and this platform has \
+                 concurrentManagedAccess = 0, so it is a plain access"
+            )),
+            // Loads and stores on mapped memory are atomic whatever the
+            // attributes: the shim's atomics are naturally aligned objects of
+            // 1, 2, 4 or 8 bytes.
+            MemoryKind::Mapped if access == Access::Rmw && !a.host_native_atomic_supported => Some(format!(
+                "{what} is a read-modify-write, atomic on mapped memory only if hostNativeAtomicSupported is 1 \
+                 (seed 001, Atomicity; loads and stores would be atomic), and this platform has \
+                 hostNativeAtomicSupported = 0, so it is a plain access"
+            )),
+            MemoryKind::Device => {
+                if let Some(&h) = ctx.host.first() {
+                    return Some(format!(
+                        "{what} (resident on device {}) is atomic only if only GPU threads access the object \
+                         (seed 001, Atomicity), and host thread {h} accesses it, so it is a plain access",
+                        res.device
+                    ));
+                }
+                if ctx.devices.len() < 2 {
+                    return None;
+                }
+                // Several GPUs access it: each needs native atomics on the
+                // device the object resides on.
+                let missing: Vec<String> = ctx
+                    .devices
+                    .iter()
+                    .filter(|&&d| !self.platform.peer_native(d, res.device))
+                    .map(|d| format!("{PEER}({d}, {}) = 0", res.device))
+                    .collect();
+                if missing.is_empty() {
+                    return None;
+                }
+                Some(format!(
+                    "{what} (resident on device {}) is accessed concurrently by GPU threads of two devices, which \
+                     is atomic only if {PEER} is 1 between each accessing device and the device the object resides \
+                     on (seed 001, Atomicity), and this platform has {}, so it is a plain access",
+                    res.device,
+                    missing.join(", ")
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// What to do about a race [`MemoryTable::find_race`] found on `loc`.
+    pub fn fix(&self, loc: Loc) -> String {
+        let Some(res) = self.get(loc) else {
+            return String::new();
+        };
+        match res.kind {
+            MemoryKind::System => {
+                "run on a platform with pageableMemoryAccess = 1 (`DeviceAttributes::pageable_memory_access`), \
+                 or allocate the object in managed or device memory, or order the accesses with happens-before"
+                    .into()
+            }
+            MemoryKind::Managed => "run on a platform with concurrentManagedAccess = 1 \
+                 (`DeviceAttributes::concurrent_managed_access`), or keep the host from touching the object while \
+                 the kernel runs (order the accesses with happens-before)"
+                .into(),
+            MemoryKind::Mapped => "run on a platform with hostNativeAtomicSupported = 1 \
+                 (`DeviceAttributes::host_native_atomic_supported`), or replace the read-modify-writes on mapped \
+                 memory by loads and stores, or order them with happens-before"
+                .into(),
+            MemoryKind::Device => "keep host threads off device memory, use device scope when only one GPU's threads \
+                 access the object, or run on a platform with native peer atomics between the devices \
+                 (`Platform::with_peer_native_atomics`)"
+                .into(),
+        }
+    }
+}
+
+/// Who accesses an object in the execution (the object-level conditions of
+/// the seed's GPU-memory case).
+struct ObjectUse {
+    /// Host threads that access it.
+    host: Vec<ThreadId>,
+    /// Devices whose threads access it.
+    devices: Vec<u32>,
+}
+
+impl ObjectUse {
+    fn of(g: &ExecutionGraph, accesses: &[EventId]) -> ObjectUse {
+        let mut host = Vec::new();
+        let mut devices = Vec::new();
+        for &e in accesses {
+            if e.is_init() {
+                continue;
+            }
+            match g.placement(e.thread).gpu {
+                None if !host.contains(&e.thread) => host.push(e.thread),
+                Some(p) if !devices.contains(&p.device) => devices.push(p.device),
+                _ => {}
+            }
+        }
+        host.sort_unstable();
+        devices.sort_unstable();
+        ObjectUse { host, devices }
+    }
+}
+
+fn atomic_order(g: &ExecutionGraph, e: EventId) -> bool {
+    match &g.event(e).kind {
+        EventKind::Read(r) => r.order.is_atomic(),
+        EventKind::Write(w) => w.order.is_atomic(),
+        _ => false,
+    }
+}
+
+/// The operation an access belongs to, as the user wrote it (`fetch_add`,
+/// `load`, `store`): the write part of an RMW is named by its read part.
+fn op_name(g: &ExecutionGraph, e: EventId) -> &'static str {
+    match &g.event(e).kind {
+        EventKind::Read(r) => r.rmw.map_or("load", |(op, ..)| op.name()),
+        EventKind::Write(w) if w.rmw && e.index > 0 => match &g.event(EventId::new(e.thread, e.index - 1)).kind {
+            EventKind::Read(r) => r.rmw.map_or("read-modify-write", |(op, ..)| op.name()),
+            _ => "read-modify-write",
+        },
+        _ => "store",
+    }
+}
+
+/// The CUDA name of the peer attribute.
+const PEER: &str = "cudaDevP2PAttrNativeAtomicSupported";
+
+fn access_of(g: &ExecutionGraph, e: EventId) -> Access {
+    match &g.event(e).kind {
+        EventKind::Read(r) if r.rmw.is_some() => Access::Rmw,
+        EventKind::Write(w) if w.rmw => Access::Rmw,
+        EventKind::Read(_) => Access::Load,
+        _ => Access::Store,
+    }
+}
