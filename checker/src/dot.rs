@@ -356,6 +356,7 @@ mod tests {
                     loc,
                     init,
                     kind: LocKind::Atomic,
+                    space: Space::Global,
                 },
             );
             loc

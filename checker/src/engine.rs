@@ -414,11 +414,11 @@ impl Engine {
             return Ok(res);
         }
         match *op {
-            Op::Alloc { init, kind } => {
+            Op::Alloc { init, kind, space } => {
                 let seq = self.rt(t).alloc_seq;
                 self.rt(t).alloc_seq += 1;
                 let loc = Loc::new(t, seq);
-                self.push(t, EventKind::Alloc { loc, init, kind }, src, true);
+                self.push(t, EventKind::Alloc { loc, init, kind, space }, src, true);
                 Ok(OpResult::Loc(loc))
             }
             Op::Fence { order, .. } => {
@@ -650,7 +650,7 @@ impl Engine {
                 None => true,
             },
             ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
-            ThreadStatus::Op(Op::Barrier { group, size }, _) => {
+            ThreadStatus::Op(Op::Barrier { group, size, .. }, _) => {
                 let instance = self.barrier_instance(t, *group);
                 self.barrier_arrivals(*group, instance, status).len() as u32 == *size
             }
@@ -720,12 +720,12 @@ impl Engine {
         // Threads stuck at a barrier that the rest of their group never
         // reaches: barrier divergence, a failure of its own.
         if let Some((t, group, size, at)) = status.iter().enumerate().find_map(|(t, st)| match st {
-            ThreadStatus::Op(Op::Barrier { group, size }, src) => Some((t as ThreadId, *group, *size, *src)),
+            ThreadStatus::Op(Op::Barrier { group, size, .. }, src) => Some((t as ThreadId, *group, *size, *src)),
             _ => None,
         }) {
             let instance = self.barrier_instance(t, group);
             let arrived = self.barrier_arrivals(group, instance, status);
-            let members: Vec<String> = arrived.iter().map(|(u, _, _)| format!("thread {u}")).collect();
+            let members: Vec<String> = arrived.iter().map(|(u, ..)| format!("thread {u}")).collect();
             let mut others = Vec::new();
             for (u, st) in status.iter().enumerate() {
                 if arrived.iter().any(|a| a.0 as usize == u) || self.graph.thread_len(u as ThreadId) == 0 {
@@ -799,14 +799,15 @@ impl Engine {
     }
 
     /// The members of `group` that have arrived at its `instance`-th barrier:
-    /// (thread, its last event before the barrier, where the barrier is).
-    /// A member has arrived if it passed that barrier already or waits at it.
+    /// (thread, its last event before the barrier, where the barrier is,
+    /// the spaces it fences). A member has arrived if it passed that
+    /// barrier already or waits at it.
     fn barrier_arrivals(
         &self,
         group: BarrierGroup,
         instance: u32,
         status: &[ThreadStatus],
-    ) -> Vec<(ThreadId, EventId, SourceLoc)> {
+    ) -> Vec<(ThreadId, EventId, SourceLoc, FenceSpace)> {
         let mut out = Vec::new();
         for u in 0..self.graph.num_threads() as ThreadId {
             let n = self.graph.thread_len(u);
@@ -814,20 +815,23 @@ impl Engine {
             let mut passed = None;
             for i in 0..n {
                 let e = self.graph.event(EventId::new(u, i));
-                if matches!(&e.kind, EventKind::Barrier { group: g, .. } if *g == group) {
+                if let EventKind::Barrier { group: g, fence, .. } = &e.kind {
+                    if *g != group {
+                        continue;
+                    }
                     if seen == instance {
-                        passed = Some((EventId::new(u, i - 1), e.src));
+                        passed = Some((EventId::new(u, i - 1), e.src, *fence));
                         break;
                     }
                     seen += 1;
                 }
             }
-            if let Some((pre, at)) = passed {
-                out.push((u, pre, at));
+            if let Some((pre, at, fence)) = passed {
+                out.push((u, pre, at, fence));
             } else if n > 0 && seen == instance {
-                if let Some(ThreadStatus::Op(Op::Barrier { group: g, .. }, at)) = status.get(u as usize) {
+                if let Some(ThreadStatus::Op(Op::Barrier { group: g, fence, .. }, at)) = status.get(u as usize) {
                     if *g == group {
-                        out.push((u, EventId::new(u, n - 1), *at));
+                        out.push((u, EventId::new(u, n - 1), *at, *fence));
                     }
                 }
             }
@@ -883,18 +887,24 @@ impl Engine {
                 self.push(t, EventKind::Join { target }, src, true);
                 Ok(Some(OpResult::Done))
             }
-            Op::Barrier { group, .. } => {
+            Op::Barrier { group, fence, .. } => {
                 let instance = self.barrier_instance(t, group);
                 let arrived = self.barrier_arrivals(group, instance, status);
                 // Every member must have reached the same barrier (the same
-                // line of code); meeting at different ones is divergence.
-                let mut places: Vec<SourceLoc> = arrived.iter().map(|a| a.2).collect();
-                places.sort();
+                // line of code, fencing the same spaces); meeting at
+                // different ones is divergence.
+                let mut places: Vec<(SourceLoc, FenceSpace)> = arrived.iter().map(|a| (a.2, a.3)).collect();
+                places.sort_by_key(|(at, f)| (*at, f.name()));
                 places.dedup();
                 if places.len() > 1 {
                     let who: Vec<String> = arrived
                         .iter()
-                        .map(|(u, _, at)| format!("thread {u} ({}) at {at}", self.graph.placement(*u).describe()))
+                        .map(|(u, _, at, f)| {
+                            format!(
+                                "thread {u} ({}) at {at} (fencing {f} memory)",
+                                self.graph.placement(*u).describe()
+                            )
+                        })
                         .collect();
                     let mut f = self.failure(
                         FailureKind::BarrierDivergence,
@@ -920,6 +930,7 @@ impl Engine {
                         group,
                         instance,
                         partners,
+                        fence,
                     },
                     src,
                     true,

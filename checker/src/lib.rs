@@ -17,6 +17,7 @@ pub mod graph;
 pub mod model;
 pub mod races;
 pub mod scope;
+pub mod space;
 pub mod token;
 
 pub use engine::{Engine, ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};

@@ -10,6 +10,7 @@ pub mod atomic;
 pub mod cell;
 pub mod drfrlx;
 pub mod gpu;
+pub mod gpu_memory;
 pub mod hint;
 pub mod rt;
 pub mod sync;
