@@ -1460,10 +1460,13 @@ impl Engine {
         let scoped = Relations::of(g, rules);
         let wide = Relations::of(g, SyncRules { scoped: false, ..rules });
         let (ia, ib) = (wide.index_of(a)?, wide.index_of(b)?);
-        let before = |x: usize, y: usize| x == y || wide.hb.has(x, y);
-        let (first, second) = if wide.hb.has(ia, ib) {
+        // The hb of the raced location's memory space (`space.rs`, rule 4).
+        let local = g.event(a).loc().is_some_and(|l| g.space_of(l) == Space::Local);
+        let hb = if local { &wide.hb_local } else { &wide.hb };
+        let before = |x: usize, y: usize| x == y || hb.has(x, y);
+        let (first, second) = if hb.has(ia, ib) {
             (ia, ib)
-        } else if wide.hb.has(ib, ia) {
+        } else if hb.has(ib, ia) {
             (ib, ia)
         } else {
             return None;
@@ -1502,12 +1505,44 @@ impl Engine {
         None
     }
 
+    /// Whether racing accesses `a` and `b` are ordered in the other memory
+    /// space's happens-before: then a barrier between them fences only that
+    /// other space (`space.rs`, rule 3); if so, the explanation and the fix.
+    fn unfenced_space(&self, a: EventId, b: EventId) -> Option<(String, String)> {
+        let g = &self.graph;
+        let space = g.space_of(g.event(a).loc()?);
+        let other = match space {
+            Space::Global => Space::Local,
+            Space::Local => Space::Global,
+        };
+        let (first, second) = if g.event(b).hb.contains_in(other, a) {
+            (a, b)
+        } else if g.event(a).hb.contains_in(other, b) {
+            (b, a)
+        } else {
+            return None;
+        };
+        let why = format!(
+            "the barrier between {} and {} fences only {other} memory, and this location is in {space} memory",
+            g.event(first).src,
+            g.event(second).src
+        );
+        let fix = format!(
+            "make that barrier fence {space} memory too (`FenceSpace::Both`, SYCL's \
+             `fence_space::global_and_local`, `__syncthreads()`)"
+        );
+        Some((why, fix))
+    }
+
     fn race(&self, a: EventId, b: EventId) -> Stop {
         let g = &self.graph;
         let (ea, eb) = (g.event(a), g.event(b));
         let loc = ea
             .loc()
             .map(|l| match g.loc(l) {
+                Some(d) if d.space == Space::Local => {
+                    format!("{l} in local memory (created at {})", g.event(d.alloc).src)
+                }
                 Some(d) => format!("{l} (created at {})", g.event(d.alloc).src),
                 None => l.to_string(),
             })
@@ -1549,7 +1584,7 @@ impl Engine {
             ));
             return Stop::Failure(f);
         }
-        let narrow = self.too_narrow_sync(a, b);
+        let narrow = self.too_narrow_sync(a, b).or_else(|| self.unfenced_space(a, b));
         let mut f = self.failure(
             FailureKind::DataRace,
             format!(

@@ -304,6 +304,16 @@ fn a_barrier_does_not_order_the_spaces_it_does_not_fence() {
             let f = &r.failures()[0];
             assert_eq!(f.kind(), FailureKind::DataRace, "{}", f.message);
             assert_eq!(race_space(f).0, space);
+            // The report names the barrier's fence as the cause.
+            let other = if space == Space::Global { "local" } else { "global" };
+            let cause = f.cause.as_deref().unwrap_or_default();
+            assert!(
+                cause.contains(&format!(
+                    "fences only {other} memory, and this location is in {space} memory"
+                )),
+                "{cause}"
+            );
+            assert!(f.fix.as_deref().unwrap_or_default().contains("FenceSpace::Both"));
         }
     }
 }

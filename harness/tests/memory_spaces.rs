@@ -1,0 +1,189 @@
+//! The memory-space rules of `checker/src/space.rs` one by one, on small
+//! kernels, each cross-checked with the reference enumerator (which derives
+//! hb per space from the relations, independently of the clocks).
+
+mod common;
+
+use common::{both, builder};
+use scopecheck::gpu::{launch, Buffer, FenceSpace, Launch, Space};
+use scopecheck::scope::Scope;
+use scopecheck::sync::atomic::Ordering;
+use scopecheck::{FailureKind, MemoryModel, Strategy};
+
+/// Rule 4 (coherence per space): work-item 0 stores 1 relaxed into an
+/// atomic element in `space`, both pass a barrier fencing `fence`, work-item
+/// 1 loads it relaxed. If the barrier fences the space, the store is in the
+/// load's view and coherence forces 1 (one execution); if not, the load may
+/// also read the initial 0 (two executions). Atomics never race here.
+fn atomic_handoff(space: Space, fence: FenceSpace) -> impl Fn(&dyn Fn(u32)) + Clone {
+    move |rec: &dyn Fn(u32)| {
+        let global = Buffer::new(1, 0u32);
+        let seen = Buffer::new(1, 0u32);
+        launch(
+            Launch::new(1, 2),
+            |_| Buffer::<u32>::local(1),
+            |ctx| {
+                let buf = if space == Space::Global { &global } else { ctx.shared() };
+                if ctx.thread_idx() == 0 {
+                    buf.atomic(0).store(1, Ordering::Relaxed, Scope::Block);
+                }
+                ctx.barrier(fence);
+                if ctx.thread_idx() == 1 {
+                    seen.set(0, buf.atomic(0).load(Ordering::Relaxed, Scope::Block));
+                }
+            },
+        );
+        rec(seen.get(0));
+    }
+}
+
+#[test]
+fn coherence_uses_the_hb_of_the_locations_space() {
+    for (space, fence, outcomes, executions) in [
+        (Space::Global, FenceSpace::Both, vec![1], 1),
+        (Space::Global, FenceSpace::Global, vec![1], 1),
+        (Space::Global, FenceSpace::Local, vec![0, 1], 2),
+        (Space::Local, FenceSpace::Both, vec![1], 1),
+        (Space::Local, FenceSpace::Local, vec![1], 1),
+        (Space::Local, FenceSpace::Global, vec![0, 1], 2),
+    ] {
+        let (o, n) = both(MemoryModel::Src11, atomic_handoff(space, fence));
+        assert_eq!(
+            o,
+            outcomes.into_iter().collect(),
+            "{space} atomic across a {fence} barrier"
+        );
+        assert_eq!(n, executions, "{space} atomic across a {fence} barrier");
+    }
+}
+
+/// Rule 5 (paths mix the rules): in block 0, work-item 0 writes global
+/// data, both work-items pass a barrier, then work-item 1 releases a flag at
+/// device scope; in block 1, work-item 0 acquires the flag and reads the
+/// data. The path write -> barrier -> release -> acquire -> read is in hb of
+/// global memory only if the barrier fences global memory; with a
+/// local-only barrier the read races with the write, and the report names
+/// the barrier's fence.
+#[test]
+fn a_barrier_edge_then_release_acquire_orders_only_the_barriers_spaces() {
+    let body = |fence: FenceSpace| {
+        move || {
+            let data = Buffer::new(1, 0u32);
+            let flag = Buffer::new(1, 0u32);
+            launch(
+                Launch::new(2, 2),
+                |_| (),
+                |ctx| match (ctx.block_idx(), ctx.thread_idx()) {
+                    (0, t) => {
+                        if t == 0 {
+                            data.set(0, 5);
+                        }
+                        ctx.barrier(fence);
+                        if t == 1 {
+                            flag.atomic(0).store(1, Ordering::Release, Scope::Device);
+                        }
+                    }
+                    (_, t) => {
+                        ctx.barrier(FenceSpace::Both);
+                        if t == 0 && flag.atomic(0).load(Ordering::Acquire, Scope::Device) == 1 {
+                            let _ = data.get(0);
+                        }
+                    }
+                },
+            );
+        }
+    };
+    for fence in [FenceSpace::Global, FenceSpace::Both] {
+        for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+            let r = builder(MemoryModel::Src11, strategy).explore(body(fence));
+            assert!(r.failures().is_empty(), "{fence}: {r}");
+            // The acquire reads 0 or 1; with 1 the plain read has one candidate.
+            assert_eq!(r.executions(), 2, "{fence}");
+        }
+    }
+    for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+        let r = builder(MemoryModel::Src11, strategy).explore(body(FenceSpace::Local));
+        assert_eq!(r.failures().len(), 1, "{r}");
+        let f = &r.failures()[0];
+        assert_eq!(f.kind(), FailureKind::DataRace, "{}", f.message);
+        assert!(f.message.contains("fences only local memory"), "{}", f.message);
+    }
+}
+
+/// A race on local memory says so in its report.
+#[test]
+fn a_local_race_names_local_memory() {
+    let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(|| {
+        launch(
+            Launch::new(1, 2),
+            |_| Buffer::<u32>::local(1),
+            |ctx| {
+                if ctx.thread_idx() == 0 {
+                    ctx.shared().set(0, 1);
+                } else {
+                    let _ = ctx.shared().get(0);
+                }
+            },
+        )
+    });
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::DataRace);
+    assert!(f.message.contains("in local memory (created at"), "{}", f.message);
+}
+
+/// Each block has its own instance of local memory: the same index in two
+/// blocks is two locations, so writes of different blocks never race.
+#[test]
+fn each_block_has_its_own_local_memory() {
+    let body = |rec: &dyn Fn(Vec<u32>)| {
+        let out = Buffer::new(2, 0u32);
+        launch(
+            Launch::new(2, 1),
+            |_| Buffer::<u32>::local(1),
+            |ctx| {
+                let b = ctx.block_idx();
+                ctx.shared().set(0, 10 + b);
+                ctx.sync_threads();
+                out.set(b as usize, ctx.shared().get(0));
+            },
+        );
+        rec(out.to_vec());
+    };
+    let (o, n) = both(MemoryModel::Src11, body);
+    assert_eq!(o, [vec![10, 11]].into_iter().collect());
+    assert_eq!(n, 1);
+}
+
+/// Out-of-bounds indices panic at the caller, like a slice's.
+#[test]
+fn an_index_out_of_bounds_is_the_users_panic() {
+    let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(|| {
+        let b = Buffer::new(2, 0u8);
+        b.set(2, 1);
+    });
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::Panic);
+    assert!(
+        f.message
+            .contains("index out of bounds: the global buffer has 2 elements but the index is 2"),
+        "{}",
+        f.message
+    );
+    // The panic is located at the test's `set` call.
+    assert!(f.message.contains(&format!("(at {}:", file!())), "{}", f.message);
+}
+
+/// Signed elements wrap and compare as their type does.
+#[test]
+fn signed_elements_wrap_and_compare_signed() {
+    let (o, n) = both(MemoryModel::Src11, |rec: &dyn Fn((i8, i8, i8))| {
+        let b = Buffer::from_slice(&[-3i8, 127]);
+        let old_min = b.atomic(0).fetch_min(-5, Ordering::Relaxed, Scope::System);
+        b.atomic(1).fetch_add(1, Ordering::Relaxed, Scope::System);
+        rec((old_min, b.get(0), b.get(1)));
+    });
+    assert_eq!(o, [(-3, -5, -128)].into_iter().collect());
+    assert_eq!(n, 1);
+}
