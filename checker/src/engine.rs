@@ -464,7 +464,7 @@ impl Engine {
 
     fn check_loc(&self, t: ThreadId, loc: Loc, src: SourceLoc, atomic: bool) -> Result<(), Stop> {
         match self.graph.loc(loc) {
-            Some(d) if (d.kind == LocKind::Cell) != atomic => Ok(()),
+            Some(d) if (d.kind == LocKind::Cell) != atomic => self.check_local_owner(t, loc, d, src),
             Some(_) => Err(Stop::Failure(self.failure(
                 FailureKind::Internal,
                 format!("location {loc} used as the wrong kind of object at {src}"),
@@ -483,6 +483,46 @@ impl Engine {
                 Some(src),
             ))),
         }
+    }
+
+    /// Local memory has one instance per block: an access to a local
+    /// location by a host thread, or by a thread of another block than an
+    /// earlier access's, is a misuse (the instance was shared instead of
+    /// made per block). Judged on the graph, so it needs no state of its own.
+    fn check_local_owner(&self, t: ThreadId, loc: Loc, d: &crate::graph::LocData, src: SourceLoc) -> Result<(), Stop> {
+        if d.space != Space::Local {
+            return Ok(());
+        }
+        let me = self.graph.placement(t);
+        let block = |p: &Placement| p.gpu.map(|g| (g.device, g.block));
+        let created = self.graph.event(d.alloc).src;
+        let other =
+            d.mo.iter()
+                .chain(&d.reads)
+                .chain(&d.cells)
+                .find(|e| block(self.graph.placement(e.thread)) != block(me));
+        let why = match (me.gpu, other) {
+            (None, _) => format!(
+                "thread {t} (a host thread) accessed local memory {loc} (created at {created}) at {src}; local \
+                 memory exists only inside a kernel"
+            ),
+            (Some(_), Some(o)) => format!(
+                "local memory {loc} (created at {created}) is used by two blocks: thread {} {} at {} and thread {t} \
+                 {} at {src}; local memory has one instance per block",
+                o.thread,
+                self.graph.placement(o.thread).describe(),
+                self.graph.event(*o).src,
+                me.describe()
+            ),
+            (Some(_), None) => return Ok(()),
+        };
+        let mut f = self.failure(FailureKind::Misuse, why, Some(t), vec![], Some(src));
+        f.fix = Some(
+            "make local memory in `gpu::launch`'s per-block closure (`|_| Buffer::local(n)`) and reach it \
+             through `ctx.shared()`"
+                .into(),
+        );
+        Err(Stop::Failure(f))
     }
 
     /// Thread `t` finished.

@@ -187,3 +187,41 @@ fn signed_elements_wrap_and_compare_signed() {
     assert_eq!(o, [(-3, -5, -128)].into_iter().collect());
     assert_eq!(n, 1);
 }
+
+/// One local buffer made on the host and shared by two blocks is a misuse:
+/// local memory has one instance per block. Work-items index it by their
+/// local id, which repeats in every block, so an element is reached from
+/// both blocks (the check is per element).
+#[test]
+fn local_memory_shared_by_two_blocks_is_a_misuse() {
+    let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(|| {
+        let scratch = Buffer::<u32>::local(1);
+        launch(
+            Launch::new(2, 1),
+            |_| (),
+            |ctx| scratch.set(ctx.thread_idx() as usize, 1),
+        )
+    });
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::Misuse, "{}", f.message);
+    assert!(f.message.contains("is used by two blocks"), "{}", f.message);
+    assert!(f.fix.as_deref().unwrap_or_default().contains("per-block closure"));
+}
+
+/// The host cannot reach local memory.
+#[test]
+fn local_memory_on_the_host_is_a_misuse() {
+    let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(|| {
+        let scratch = Buffer::<u32>::local(1);
+        let _ = scratch.get(0);
+    });
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::Misuse, "{}", f.message);
+    assert!(
+        f.message.contains("(a host thread) accessed local memory"),
+        "{}",
+        f.message
+    );
+}
