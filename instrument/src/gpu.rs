@@ -3,8 +3,13 @@
 //! block, warp, lane), with block, warp and grid barriers and one instance
 //! of per-block shared state per block. The kernel's completion
 //! synchronizes with the launching thread, as a stream synchronize would.
+//!
+//! Memory: [`Buffer`]s in global memory (made by the host) or in a block's
+//! local memory (made per block, `|_| Buffer::local(n)`), and barriers that
+//! fence the spaces they are given ([`ThreadCtx::barrier`]); see
+//! `docs/gpu-memory-spaces.md`.
 
-pub use crate::gpu_memory::{Buffer, Element};
+pub use crate::gpu_memory::{AtomicElement, Buffer, Element};
 use crate::rt;
 use crate::thread;
 use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, Placement, Scope, SourceLoc};
