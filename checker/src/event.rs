@@ -758,21 +758,9 @@ impl Event {
             EventKind::Barrier {
                 group, instance, fence, ..
             } => format!("barrier #{instance} of {group} (fences {fence} memory only)"),
-            EventKind::Alloc {
-                loc,
-                init,
-                kind,
-                space: Space::Global,
-            } => format!(
-                "new {} {loc} = {init}",
-                match kind {
-                    LocKind::Atomic => "atomic",
-                    LocKind::Mutex => "mutex",
-                    LocKind::Cell => "cell",
-                }
-            ),
             EventKind::Alloc { loc, init, kind, space } => format!(
-                "new {space} {} {loc} = {init}",
+                "new {}{} {loc} = {init}",
+                if *space == Space::Local { "local " } else { "" },
                 match kind {
                     LocKind::Atomic => "atomic",
                     LocKind::Mutex => "mutex",
