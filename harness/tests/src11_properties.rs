@@ -154,7 +154,6 @@ fn place_in_pairs(test: &mut Test) {
 #[test]
 fn src11_at_system_scope_is_rc11() {
     let tests = all_tests();
-    let mut compared = 0;
     for (name, test) in &tests {
         // As written (extensions keep their placements), every scope at system;
         // and the same placed on a GPU in pairs.
@@ -166,13 +165,17 @@ fn src11_at_system_scope_is_rc11() {
             let rc11 = run(name, t, MemoryModel::Rc11);
             let src11 = run(name, t, MemoryModel::Src11);
             assert_eq!(src11, rc11, "{name} ({how}): src11 at system scope differs from rc11");
-            compared += 1;
         }
     }
     // Every family (13 shapes in their variants), the shared C11 corpus and
-    // the extensions, each in two placements.
-    assert_eq!(compared, 2 * tests.len());
-    assert!(tests.len() >= 45, "the corpus shrank to {} tests", tests.len());
+    // the extensions, each in two placements: a corpus that went missing
+    // would make this test vacuous.
+    for dir in ["families/", "public/c11/", "extensions/"] {
+        assert!(
+            tests.iter().any(|(n, _)| n.starts_with(dir)),
+            "no C litmus test in {dir}"
+        );
+    }
 }
 
 /// Counts of the narrowing experiment.
