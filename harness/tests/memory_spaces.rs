@@ -225,3 +225,83 @@ fn local_memory_on_the_host_is_a_misuse() {
         f.message
     );
 }
+
+/// What one work-item does to the shared element.
+#[derive(Copy, Clone, Debug)]
+enum Access {
+    PlainWrite,
+    AtomicWrite,
+    PlainRead,
+    AtomicRead,
+}
+
+/// The clocks (exhaustive explorer) and the relations (reference
+/// enumerator) agree on every two-work-item handoff across a barrier: each
+/// space, each fence, each pair of accesses before and after it. Where the
+/// barrier fences the element's space the pair is ordered (no race, reads
+/// see the write); elsewhere a plain access races and an atomic read may
+/// see either value.
+#[test]
+fn clocks_and_relations_agree_on_every_handoff() {
+    use Access::*;
+    let mut racy = 0;
+    let mut programs = 0;
+    for space in [Space::Global, Space::Local] {
+        for fence in [FenceSpace::Local, FenceSpace::Global, FenceSpace::Both] {
+            for first in [PlainWrite, AtomicWrite] {
+                for second in [PlainWrite, AtomicWrite, PlainRead, AtomicRead] {
+                    let body = move |rec: &dyn Fn(u32)| {
+                        let global = Buffer::new(1, 0u32);
+                        let seen = Buffer::new(1, 9u32);
+                        launch(
+                            Launch::new(1, 2),
+                            |_| Buffer::<u32>::local(1),
+                            |ctx| {
+                                let buf = if space == Space::Global { &global } else { ctx.shared() };
+                                let me = ctx.thread_idx();
+                                let act = |a: Access| match a {
+                                    PlainWrite => buf.set(0, 1 + me),
+                                    AtomicWrite => buf.atomic(0).store(1 + me, Ordering::Relaxed, Scope::Block),
+                                    PlainRead => seen.set(0, buf.get(0)),
+                                    AtomicRead => seen.set(0, buf.atomic(0).load(Ordering::Relaxed, Scope::Block)),
+                                };
+                                if me == 0 {
+                                    act(first);
+                                }
+                                ctx.barrier(fence);
+                                if me == 1 {
+                                    act(second);
+                                }
+                            },
+                        );
+                        rec(seen.get(0));
+                    };
+                    let what = format!("{first:?} / {fence} barrier / {second:?} on {space} memory");
+                    let (o1, r1) = common::outcomes(&builder(MemoryModel::Src11, Strategy::Exhaustive), body);
+                    let (o2, r2) = common::outcomes(&builder(MemoryModel::Src11, Strategy::Reference), body);
+                    let kinds = |r: &scopecheck::Report| r.failures().iter().map(|f| f.kind()).collect::<Vec<_>>();
+                    assert_eq!(kinds(&r1), kinds(&r2), "{what}");
+                    programs += 1;
+                    let plain = matches!(first, PlainWrite) || matches!(second, PlainWrite | PlainRead);
+                    if fence.fences(space) || !plain {
+                        assert!(r1.failures().is_empty(), "{what}: {r1}");
+                        assert_eq!(o1, o2, "{what}");
+                        assert_eq!(r1.executions(), r2.executions(), "{what}");
+                        let expect: Vec<u32> = match (second, fence.fences(space)) {
+                            (PlainRead | AtomicRead, true) => vec![1],
+                            (AtomicRead, false) => vec![0, 1],
+                            _ => vec![9],
+                        };
+                        assert_eq!(o1, expect.into_iter().collect(), "{what}");
+                    } else {
+                        assert_eq!(kinds(&r1), vec![FailureKind::DataRace], "{what}");
+                        racy += 1;
+                    }
+                }
+            }
+        }
+    }
+    // 2 spaces x 3 fences x 2 x 4 accesses; the racy ones are the pairs with
+    // a plain access (6 of the 8) across the fence that misses the space (2 of 6).
+    assert_eq!((programs, racy), (48, 12));
+}
