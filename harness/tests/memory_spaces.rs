@@ -305,3 +305,49 @@ fn clocks_and_relations_agree_on_every_handoff() {
     // a plain access (6 of the 8) across the fence that misses the space (2 of 6).
     assert_eq!((programs, racy), (48, 12));
 }
+
+/// A release fence reaches only writes of its own thread (C11's `[F]; sb`):
+/// work-item 0 of block 0 writes data (relaxed) and fences (release), the
+/// block passes a barrier, work-item 1 stores a flag relaxed, and a
+/// work-item of block 1 acquires the flag and reads data. The barrier does
+/// not carry work-item 0's fence to work-item 1's store, so nothing orders
+/// data for block 1: having seen the flag, it may still read data's initial
+/// value. The clocks and the relations must agree on that.
+#[test]
+fn a_release_fence_does_not_cross_a_barrier() {
+    let body = |rec: &dyn Fn((u32, u32))| {
+        let data = Buffer::new(1, 0u32);
+        let flag = Buffer::new(1, 0u32);
+        let seen = Buffer::new(2, 9u32);
+        launch(
+            Launch::new(2, 2),
+            |_| (),
+            |ctx| match (ctx.block_idx(), ctx.thread_idx()) {
+                (0, t) => {
+                    if t == 0 {
+                        data.atomic(0).store(5, Ordering::Relaxed, Scope::Device);
+                        scopecheck::sync::atomic::fence_scoped(Ordering::Release, Scope::Device);
+                    }
+                    ctx.sync_threads();
+                    if t == 1 {
+                        flag.atomic(0).store(1, Ordering::Relaxed, Scope::Device);
+                    }
+                }
+                (_, t) => {
+                    if t == 0 {
+                        let f = flag.atomic(0).load(Ordering::Acquire, Scope::Device);
+                        seen.set(0, f);
+                        if f == 1 {
+                            seen.set(1, data.atomic(0).load(Ordering::Relaxed, Scope::Device));
+                        }
+                    }
+                    ctx.sync_threads();
+                }
+            },
+        );
+        rec((seen.get(0), seen.get(1)));
+    };
+    let (o, n) = both(MemoryModel::Src11, body);
+    assert_eq!(o, [(0, 9), (1, 0), (1, 5)].into_iter().collect());
+    assert_eq!(n, 3);
+}

@@ -279,6 +279,13 @@ impl Relations {
             !rules.scoped || init_loc[a].is_some() || init_loc[b].is_some() || g.inclusive(ids[a], ids[b])
         };
         let rf_sync = if rules.scoped { rf.filter(incl) } else { rf.clone() };
+        // RC11's po in rs and around fences in sw is sequenced-before: one
+        // thread's own order. `po` here also holds spawn, join and barrier
+        // edges (they order execution and feed hb), but a release fence
+        // does not reach another thread's writes through them, nor does a
+        // write continue another thread's release sequence, as the views
+        // have it (`compute_views` keeps fences and release heads per thread).
+        let sb = po.filter(|a, b| init_loc[a].is_none() && init_loc[b].is_none() && ids[a].thread == ids[b].thread);
         let rfrmw = rf_sync.compose(&rmw).closure().with_identity(is_write);
         let mut rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
         if rules.same_thread_rs {
@@ -286,13 +293,13 @@ impl Relations {
                 Some(l) => Some(l),
                 None => ev(i).and_then(|e| e.as_write()).map(|w| w.loc),
             };
-            let po_loc_w = po.filter(|a, b| is_write(a) && atomic(a) && is_write(b) && atomic(b) && loc(a) == loc(b));
+            let po_loc_w = sb.filter(|a, b| is_write(a) && atomic(a) && is_write(b) && atomic(b) && loc(a) == loc(b));
             rs.union_with(&po_loc_w.compose(&rfrmw));
         }
         // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]
-        let left = po.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
+        let left = sb.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
         let rf_atomic = rf_sync.filter(|_, b| is_read(b) && atomic(b));
-        let right = po.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
+        let right = sb.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
         let mut sw = left.compose(&rs).compose(&rf_atomic).compose(&right);
         if rules.scoped {
             sw = sw.filter(incl);
