@@ -184,7 +184,12 @@ pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
                 EventKind::Write(w) if w.rmw && i > 0 => continue,
                 EventKind::Spawn { child } => format!("spawn {}", thread_name(*child)),
                 EventKind::Join { target } => format!("join {}", thread_name(*target)),
-                EventKind::Barrier { instance, .. } => format!("barrier #{instance}"),
+                EventKind::Barrier {
+                    instance,
+                    fence: FenceSpace::Both,
+                    ..
+                } => format!("barrier #{instance}"),
+                EventKind::Barrier { instance, fence, .. } => format!("barrier #{instance} ({fence})"),
                 EventKind::Fence { order } => format!("F {}", order.short()),
                 EventKind::Cell { loc, write } => format!("{}cell {}", if *write { "W" } else { "R" }, loc_name(*loc)),
                 EventKind::Write(w) => format!("W{} {}={}", w.order.short(), loc_name(w.loc), w.value),
@@ -356,6 +361,7 @@ mod tests {
                     loc,
                     init,
                     kind: LocKind::Atomic,
+                    space: Space::Global,
                 },
             );
             loc

@@ -473,11 +473,11 @@ impl Engine {
             return Ok(res);
         }
         match *op {
-            Op::Alloc { init, kind } => {
+            Op::Alloc { init, kind, space } => {
                 let seq = self.rt(t).alloc_seq;
                 self.rt(t).alloc_seq += 1;
                 let loc = Loc::new(t, seq);
-                self.push(t, EventKind::Alloc { loc, init, kind }, src, true);
+                self.push(t, EventKind::Alloc { loc, init, kind, space }, src, true);
                 Ok(OpResult::Loc(loc))
             }
             Op::Fence { order, .. } => {
@@ -523,7 +523,7 @@ impl Engine {
 
     fn check_loc(&self, t: ThreadId, loc: Loc, src: SourceLoc, atomic: bool) -> Result<(), Stop> {
         match self.graph.loc(loc) {
-            Some(d) if (d.kind == LocKind::Cell) != atomic => Ok(()),
+            Some(d) if (d.kind == LocKind::Cell) != atomic => self.check_local_owner(t, loc, d, src),
             Some(_) => Err(Stop::Failure(self.failure(
                 FailureKind::Internal,
                 format!("location {loc} used as the wrong kind of object at {src}"),
@@ -542,6 +542,46 @@ impl Engine {
                 Some(src),
             ))),
         }
+    }
+
+    /// Local memory has one instance per block: an access to a local
+    /// location by a host thread, or by a thread of another block than an
+    /// earlier access's, is a misuse (the instance was shared instead of
+    /// made per block). Judged on the graph, so it needs no state of its own.
+    fn check_local_owner(&self, t: ThreadId, loc: Loc, d: &crate::graph::LocData, src: SourceLoc) -> Result<(), Stop> {
+        if d.space != Space::Local {
+            return Ok(());
+        }
+        let me = self.graph.placement(t);
+        let block = |p: &Placement| p.gpu.map(|g| (g.device, g.block));
+        let created = self.graph.event(d.alloc).src;
+        let other =
+            d.mo.iter()
+                .chain(&d.reads)
+                .chain(&d.cells)
+                .find(|e| block(self.graph.placement(e.thread)) != block(me));
+        let why = match (me.gpu, other) {
+            (None, _) => format!(
+                "thread {t} (a host thread) accessed local memory {loc} (created at {created}) at {src}; local \
+                 memory exists only inside a kernel"
+            ),
+            (Some(_), Some(o)) => format!(
+                "local memory {loc} (created at {created}) is used by two blocks: thread {} {} at {} and thread {t} \
+                 {} at {src}; local memory has one instance per block",
+                o.thread,
+                self.graph.placement(o.thread).describe(),
+                self.graph.event(*o).src,
+                me.describe()
+            ),
+            (Some(_), None) => return Ok(()),
+        };
+        let mut f = self.failure(FailureKind::Misuse, why, Some(t), vec![], Some(src));
+        f.fix = Some(
+            "make local memory in `gpu::launch`'s per-block closure (`|_| Buffer::local(n)`) and reach it \
+             through `ctx.shared()`"
+                .into(),
+        );
+        Err(Stop::Failure(f))
     }
 
     /// Thread `t` finished.
@@ -709,7 +749,7 @@ impl Engine {
                 None => true,
             },
             ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
-            ThreadStatus::Op(Op::Barrier { group, size }, _) => {
+            ThreadStatus::Op(Op::Barrier { group, size, .. }, _) => {
                 let instance = self.barrier_instance(t, *group);
                 self.barrier_arrivals(*group, instance, status).len() as u32 == *size
             }
@@ -782,12 +822,12 @@ impl Engine {
         // Threads stuck at a barrier that the rest of their group never
         // reaches: barrier divergence, a failure of its own.
         if let Some((t, group, size, at)) = status.iter().enumerate().find_map(|(t, st)| match st {
-            ThreadStatus::Op(Op::Barrier { group, size }, src) => Some((t as ThreadId, *group, *size, *src)),
+            ThreadStatus::Op(Op::Barrier { group, size, .. }, src) => Some((t as ThreadId, *group, *size, *src)),
             _ => None,
         }) {
             let instance = self.barrier_instance(t, group);
             let arrived = self.barrier_arrivals(group, instance, status);
-            let members: Vec<String> = arrived.iter().map(|(u, _, _)| format!("thread {u}")).collect();
+            let members: Vec<String> = arrived.iter().map(|(u, ..)| format!("thread {u}")).collect();
             let mut others = Vec::new();
             for (u, st) in status.iter().enumerate() {
                 if arrived.iter().any(|a| a.0 as usize == u) || self.graph.thread_len(u as ThreadId) == 0 {
@@ -861,14 +901,15 @@ impl Engine {
     }
 
     /// The members of `group` that have arrived at its `instance`-th barrier:
-    /// (thread, its last event before the barrier, where the barrier is).
-    /// A member has arrived if it passed that barrier already or waits at it.
+    /// (thread, its last event before the barrier, where the barrier is,
+    /// the spaces it fences). A member has arrived if it passed that
+    /// barrier already or waits at it.
     fn barrier_arrivals(
         &self,
         group: BarrierGroup,
         instance: u32,
         status: &[ThreadStatus],
-    ) -> Vec<(ThreadId, EventId, SourceLoc)> {
+    ) -> Vec<(ThreadId, EventId, SourceLoc, FenceSpace)> {
         let mut out = Vec::new();
         for u in 0..self.graph.num_threads() as ThreadId {
             let n = self.graph.thread_len(u);
@@ -876,20 +917,23 @@ impl Engine {
             let mut passed = None;
             for i in 0..n {
                 let e = self.graph.event(EventId::new(u, i));
-                if matches!(&e.kind, EventKind::Barrier { group: g, .. } if *g == group) {
+                if let EventKind::Barrier { group: g, fence, .. } = &e.kind {
+                    if *g != group {
+                        continue;
+                    }
                     if seen == instance {
-                        passed = Some((EventId::new(u, i - 1), e.src));
+                        passed = Some((EventId::new(u, i - 1), e.src, *fence));
                         break;
                     }
                     seen += 1;
                 }
             }
-            if let Some((pre, at)) = passed {
-                out.push((u, pre, at));
+            if let Some((pre, at, fence)) = passed {
+                out.push((u, pre, at, fence));
             } else if n > 0 && seen == instance {
-                if let Some(ThreadStatus::Op(Op::Barrier { group: g, .. }, at)) = status.get(u as usize) {
+                if let Some(ThreadStatus::Op(Op::Barrier { group: g, fence, .. }, at)) = status.get(u as usize) {
                     if *g == group {
-                        out.push((u, EventId::new(u, n - 1), *at));
+                        out.push((u, EventId::new(u, n - 1), *at, *fence));
                     }
                 }
             }
@@ -945,18 +989,24 @@ impl Engine {
                 self.push(t, EventKind::Join { target }, src, true);
                 Ok(Some(OpResult::Done))
             }
-            Op::Barrier { group, .. } => {
+            Op::Barrier { group, fence, .. } => {
                 let instance = self.barrier_instance(t, group);
                 let arrived = self.barrier_arrivals(group, instance, status);
                 // Every member must have reached the same barrier (the same
-                // line of code); meeting at different ones is divergence.
-                let mut places: Vec<SourceLoc> = arrived.iter().map(|a| a.2).collect();
-                places.sort();
+                // line of code, fencing the same spaces); meeting at
+                // different ones is divergence.
+                let mut places: Vec<(SourceLoc, FenceSpace)> = arrived.iter().map(|a| (a.2, a.3)).collect();
+                places.sort_by_key(|(at, f)| (*at, f.name()));
                 places.dedup();
                 if places.len() > 1 {
                     let who: Vec<String> = arrived
                         .iter()
-                        .map(|(u, _, at)| format!("thread {u} ({}) at {at}", self.graph.placement(*u).describe()))
+                        .map(|(u, _, at, f)| {
+                            format!(
+                                "thread {u} ({}) at {at} (fencing {f} memory)",
+                                self.graph.placement(*u).describe()
+                            )
+                        })
                         .collect();
                     let mut f = self.failure(
                         FailureKind::BarrierDivergence,
@@ -982,6 +1032,7 @@ impl Engine {
                         group,
                         instance,
                         partners,
+                        fence,
                     },
                     src,
                     true,
@@ -1528,10 +1579,13 @@ impl Engine {
         let scoped = Relations::of(g, rules);
         let wide = Relations::of(g, SyncRules { scoped: false, ..rules });
         let (ia, ib) = (wide.index_of(a)?, wide.index_of(b)?);
-        let before = |x: usize, y: usize| x == y || wide.hb.has(x, y);
-        let (first, second) = if wide.hb.has(ia, ib) {
+        // The hb of the raced location's memory space (`space.rs`, rule 4).
+        let local = g.event(a).loc().is_some_and(|l| g.space_of(l) == Space::Local);
+        let hb = if local { &wide.hb_local } else { &wide.hb };
+        let before = |x: usize, y: usize| x == y || hb.has(x, y);
+        let (first, second) = if hb.has(ia, ib) {
             (ia, ib)
-        } else if wide.hb.has(ib, ia) {
+        } else if hb.has(ib, ia) {
             (ib, ia)
         } else {
             return None;
@@ -1570,12 +1624,44 @@ impl Engine {
         None
     }
 
+    /// Whether racing accesses `a` and `b` are ordered in the other memory
+    /// space's happens-before: then a barrier between them fences only that
+    /// other space (`space.rs`, rule 3); if so, the explanation and the fix.
+    fn unfenced_space(&self, a: EventId, b: EventId) -> Option<(String, String)> {
+        let g = &self.graph;
+        let space = g.space_of(g.event(a).loc()?);
+        let other = match space {
+            Space::Global => Space::Local,
+            Space::Local => Space::Global,
+        };
+        let (first, second) = if g.event(b).hb.contains_in(other, a) {
+            (a, b)
+        } else if g.event(a).hb.contains_in(other, b) {
+            (b, a)
+        } else {
+            return None;
+        };
+        let why = format!(
+            "the barrier between {} and {} fences only {other} memory, and this location is in {space} memory",
+            g.event(first).src,
+            g.event(second).src
+        );
+        let fix = format!(
+            "make that barrier fence {space} memory too (`FenceSpace::Both`, SYCL's \
+             `fence_space::global_and_local`, `__syncthreads()`)"
+        );
+        Some((why, fix))
+    }
+
     fn race(&self, a: EventId, b: EventId) -> Stop {
         let g = &self.graph;
         let (ea, eb) = (g.event(a), g.event(b));
         let loc = ea
             .loc()
             .map(|l| match g.loc(l) {
+                Some(d) if d.space == Space::Local => {
+                    format!("{l} in local memory (created at {})", g.event(d.alloc).src)
+                }
                 Some(d) => format!("{l} (created at {})", g.event(d.alloc).src),
                 None => l.to_string(),
             })
@@ -1617,7 +1703,7 @@ impl Engine {
             ));
             return Stop::Failure(f);
         }
-        let narrow = self.too_narrow_sync(a, b);
+        let narrow = self.too_narrow_sync(a, b).or_else(|| self.unfenced_space(a, b));
         let mut f = self.failure(
             FailureKind::DataRace,
             format!(

@@ -6,6 +6,7 @@
 
 use crate::clock::Clock;
 pub use crate::scope::{Placement, Scope};
+pub use crate::space::{FenceSpace, Space};
 use std::fmt;
 use std::panic::Location;
 
@@ -377,6 +378,8 @@ pub enum Op {
         init: Value,
         /// What the location is.
         kind: LocKind,
+        /// The memory space it is in (`Global` for everything but GPU local memory).
+        space: Space,
     },
     /// An atomic (or, with `Order::NonAtomic`, plain) load.
     Load {
@@ -445,6 +448,8 @@ pub enum Op {
         group: BarrierGroup,
         /// How many threads the group has.
         size: u32,
+        /// The memory spaces it orders.
+        fence: FenceSpace,
     },
     /// The thread used the value an earlier access of its own returned
     /// (DRFrlx observability: unwrapping a commutative or speculative
@@ -550,6 +555,9 @@ pub enum EventKind {
         instance: u32,
         /// The other members' last events before the barrier.
         partners: Vec<EventId>,
+        /// The memory spaces it orders: it happens after the partners'
+        /// events only as far as accesses to these spaces are concerned.
+        fence: FenceSpace,
     },
     /// Used the value returned by `of`, an earlier access of the same
     /// thread (DRFrlx observability). It orders nothing; it is in po so that
@@ -567,6 +575,8 @@ pub enum EventKind {
         init: Value,
         /// What the location is.
         kind: LocKind,
+        /// The memory space it is in.
+        space: Space,
     },
     /// A read (alone or the read part of an RMW).
     Read(ReadEvent),
@@ -745,9 +755,18 @@ impl Event {
             EventKind::End => "end".into(),
             EventKind::Spawn { child } => format!("spawn T{child}"),
             EventKind::Join { target } => format!("join T{target}"),
-            EventKind::Barrier { group, instance, .. } => format!("barrier #{instance} of {group}"),
-            EventKind::Alloc { loc, init, kind } => format!(
-                "new {} {loc} = {init}",
+            EventKind::Barrier {
+                group,
+                instance,
+                fence: FenceSpace::Both,
+                ..
+            } => format!("barrier #{instance} of {group}"),
+            EventKind::Barrier {
+                group, instance, fence, ..
+            } => format!("barrier #{instance} of {group} (fences {fence} memory only)"),
+            EventKind::Alloc { loc, init, kind, space } => format!(
+                "new {}{} {loc} = {init}",
+                if *space == Space::Local { "local " } else { "" },
                 match kind {
                     LocKind::Atomic => "atomic",
                     LocKind::Mutex => "mutex",

@@ -29,6 +29,9 @@ pub struct LocData {
     /// Whether some access to this location is plain (non-atomic): only then
     /// do atomic accesses need a data-race check.
     pub has_plain: bool,
+    /// The memory space the location is in: its accesses are judged with
+    /// that space's happens-before (`space.rs`, rule 4).
+    pub space: Space,
 }
 
 /// Which synchronization rules a model uses when views are computed.
@@ -162,6 +165,11 @@ impl ExecutionGraph {
         self.locs.get(&loc)
     }
 
+    /// The memory space of `loc` (`Global` for a location not in the graph).
+    pub fn space_of(&self, loc: Loc) -> Space {
+        self.locs.get(&loc).map_or(Space::Global, |d| d.space)
+    }
+
     /// All locations.
     pub fn locs(&self) -> impl Iterator<Item = (&Loc, &LocData)> {
         self.locs.iter()
@@ -263,12 +271,13 @@ impl ExecutionGraph {
                 v.porf.join(&e.porf);
                 v.hb.join(&e.hb);
             }
-            // A barrier happens after what every member did before arriving.
-            EventKind::Barrier { partners, .. } => {
+            // A barrier happens after what every member did before arriving,
+            // in the spaces it fences (`space.rs`, rule 3).
+            EventKind::Barrier { partners, fence, .. } => {
                 for p in partners {
                     let e = self.event(*p);
                     v.porf.join(&e.porf);
-                    v.hb.join(&e.hb);
+                    join_fenced(&mut v.hb, &e.hb, *fence);
                 }
             }
             // A read is porf-after its write. An acquire read reading a write
@@ -400,11 +409,11 @@ impl ExecutionGraph {
                 porf.join(&e.porf);
                 hb.join(&e.hb);
             }
-            EventKind::Barrier { partners, .. } => {
+            EventKind::Barrier { partners, fence, .. } => {
                 for p in partners {
                     let e = self.event(*p);
                     porf.join(&e.porf);
-                    hb.join(&e.hb);
+                    join_fenced(&mut hb, &e.hb, *fence);
                 }
             }
             EventKind::Read(r) if !r.rf.is_init() => {
@@ -521,8 +530,9 @@ impl ExecutionGraph {
                 loc,
                 init,
                 kind: kind_of,
+                space,
             } => {
-                let kind_of = *kind_of;
+                let (kind_of, space) = (*kind_of, *space);
                 self.locs.insert(
                     *loc,
                     LocData {
@@ -533,6 +543,7 @@ impl ExecutionGraph {
                         reads: Vec::new(),
                         cells: Vec::new(),
                         has_plain: false,
+                        space,
                     },
                 );
             }
@@ -707,6 +718,7 @@ impl ExecutionGraph {
                     reads: d.reads.iter().copied().filter(live).collect(),
                     cells: d.cells.iter().copied().filter(live).collect(),
                     has_plain: false,
+                    space: d.space,
                 },
             );
         }
@@ -765,6 +777,16 @@ impl ExecutionGraph {
         }
         let max = self.events().map(|(_, e)| e.stamp).max();
         self.next_stamp = max.map_or(0, |m| m + 1);
+    }
+}
+
+/// A barrier's hb join: the partner's view in every space the barrier
+/// fences, nothing in the others (`space.rs`, rule 3).
+fn join_fenced(hb: &mut Clock, partner: &Clock, fence: FenceSpace) {
+    match fence {
+        FenceSpace::Both => hb.join(partner),
+        FenceSpace::Global => hb.join_space(partner, Space::Global),
+        FenceSpace::Local => hb.join_space(partner, Space::Local),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod model;
 pub mod progress;
 pub mod races;
 pub mod scope;
+pub mod space;
 pub mod token;
 
 pub use engine::{Engine, ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};

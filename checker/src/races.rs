@@ -17,6 +17,7 @@
 
 use crate::event::{EventId, EventKind};
 use crate::graph::ExecutionGraph;
+use crate::space::Space;
 
 /// One access of a location, as the scan sees it.
 #[derive(Copy, Clone)]
@@ -29,11 +30,15 @@ struct Access {
 /// Whether two conflicting accesses of different threads race: neither
 /// happens before the other, and one is plain or (with `scoped`) they are
 /// not mutually scope-inclusive. Each side is (event, whether atomic).
+/// Happens-before is that of the location's memory space (`space.rs`, rule
+/// 4): a barrier that fences only local memory orders nothing here for a
+/// global location.
 pub fn pair_races(g: &ExecutionGraph, a: (EventId, bool), b: (EventId, bool), scoped: bool) -> bool {
     if a.1 && b.1 && (!scoped || g.inclusive(a.0, b.0)) {
         return false;
     }
-    !g.event(a.0).hb.contains(b.0) && !g.event(b.0).hb.contains(a.0)
+    let space = g.event(a.0).loc().map_or(Space::Global, |l| g.space_of(l));
+    !g.event(a.0).hb.contains_in(space, b.0) && !g.event(b.0).hb.contains_in(space, a.0)
 }
 
 /// Every racing pair of `g`, each as (earlier-added, later-added) by event

@@ -6,7 +6,7 @@
 use crate::rt;
 use scopecheck_checker::event::Loc;
 use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Value, ValueType};
-use scopecheck_checker::event::{Scope, SourceLoc};
+use scopecheck_checker::event::{Scope, SourceLoc, Space};
 use std::cell::Cell;
 pub use std::sync::atomic::Ordering;
 
@@ -51,7 +51,13 @@ pub(crate) fn failure_order(o: Ordering) -> Order {
 /// Allocates an atomic location holding `v`.
 #[track_caller]
 pub(crate) fn alloc(v: Value, kind: LocKind) -> Loc {
-    match rt::op(Op::Alloc { init: v, kind }) {
+    alloc_in(v, kind, Space::Global)
+}
+
+/// Allocates a location holding `v` in memory space `space`.
+#[track_caller]
+pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space) -> Loc {
+    match rt::op(Op::Alloc { init: v, kind, space }) {
         OpResult::Loc(l) => l,
         r => unreachable!("alloc answered {r:?}"),
     }

@@ -3,10 +3,17 @@
 //! block, warp, lane), with block, warp and grid barriers and one instance
 //! of per-block shared state per block. The kernel's completion
 //! synchronizes with the launching thread, as a stream synchronize would.
+//!
+//! Memory: [`Buffer`]s in global memory (made by the host) or in a block's
+//! local memory (made per block, `|_| Buffer::local(n)`), and barriers that
+//! fence the spaces they are given ([`ThreadCtx::barrier`]); see
+//! `docs/gpu-memory-spaces.md`.
 
+pub use crate::gpu_memory::{AtomicElement, Buffer, Element};
 use crate::rt;
 use crate::thread;
 use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, Placement, Scope, SourceLoc};
+pub use scopecheck_checker::space::{FenceSpace, Space};
 
 pub use crate::gpu_alloc::{alloc_in, alloc_on_device, MemAtomic, Word};
 pub use scopecheck_checker::memory::{DeviceAttributes, MemoryKind, Platform};
@@ -99,7 +106,7 @@ impl<S> ThreadCtx<'_, S> {
         self.shared
     }
 
-    fn barrier(&self, level: Scope, index: u32, size: u32, src: SourceLoc) {
+    fn group_barrier(&self, level: Scope, index: u32, size: u32, fence: FenceSpace, src: SourceLoc) {
         rt::op_at(
             Op::Barrier {
                 group: BarrierGroup {
@@ -108,6 +115,7 @@ impl<S> ThreadCtx<'_, S> {
                     index,
                 },
                 size,
+                fence,
             },
             src,
         );
@@ -115,12 +123,25 @@ impl<S> ThreadCtx<'_, S> {
 
     /// Waits until every thread of the block arrives (`__syncthreads()`,
     /// SYCL's `group_barrier` on the work-group): everything each of them
-    /// did before happens before everything any of them does after. A
-    /// thread that never arrives, or threads arriving at different barrier
-    /// calls, is reported as barrier divergence.
+    /// did before happens before everything any of them does after, in
+    /// global and local memory alike. A thread that never arrives, or
+    /// threads arriving at different barrier calls, is reported as barrier
+    /// divergence.
     #[track_caller]
     pub fn sync_threads(&self) {
-        self.barrier(Scope::Block, self.block_idx, self.cfg.block, SourceLoc::caller());
+        self.barrier(FenceSpace::Both);
+    }
+
+    /// A work-group barrier that orders only the memory spaces `fence`
+    /// names (SYCL's `item.barrier(fence_space)`, OpenCL's
+    /// `barrier(CLK_LOCAL_MEM_FENCE)`): with `FenceSpace::Local`, local
+    /// memory written before it is seen after it by the whole block, but a
+    /// global-memory handoff across it is still a data race. Divergence is
+    /// reported as for [`ThreadCtx::sync_threads`]; threads meeting at the
+    /// same call with different fences diverge too.
+    #[track_caller]
+    pub fn barrier(&self, fence: FenceSpace) {
+        self.group_barrier(Scope::Block, self.block_idx, self.cfg.block, fence, SourceLoc::caller());
     }
 
     /// Waits until every thread of the warp arrives (`__syncwarp()`).
@@ -129,14 +150,20 @@ impl<S> ThreadCtx<'_, S> {
         let start = self.warp() * self.cfg.warp_size;
         let size = self.cfg.warp_size.min(self.cfg.block - start);
         let index = self.block_idx * self.cfg.block.div_ceil(self.cfg.warp_size) + self.warp();
-        self.barrier(Scope::Warp, index, size, SourceLoc::caller());
+        self.group_barrier(Scope::Warp, index, size, FenceSpace::Both, SourceLoc::caller());
     }
 
     /// Waits until every thread of the grid arrives (a cooperative launch's
     /// `grid.sync()`).
     #[track_caller]
     pub fn sync_grid(&self) {
-        self.barrier(Scope::Device, 0, self.cfg.grid * self.cfg.block, SourceLoc::caller());
+        self.group_barrier(
+            Scope::Device,
+            0,
+            self.cfg.grid * self.cfg.block,
+            FenceSpace::Both,
+            SourceLoc::caller(),
+        );
     }
 }
 

@@ -12,6 +12,7 @@ pub mod cell;
 pub mod drfrlx;
 pub mod gpu;
 mod gpu_alloc;
+pub mod gpu_memory;
 pub mod hint;
 pub mod rt;
 pub mod sync;

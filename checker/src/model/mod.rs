@@ -80,18 +80,20 @@ impl MemoryModel {
     /// The mo position every access of thread `t` at `loc` must be at or
     /// after, given `hb` (the view of its po-predecessor): the mo-maximal of
     /// the writes in `hb` and of the writes read by reads in `hb`. This is
-    /// what irreflexive(hb ; eco?) asks of a new access (CoWW, CoWR, CoRW, CoRR).
+    /// what irreflexive(hb ; eco?) asks of a new access (CoWW, CoWR, CoRW, CoRR),
+    /// with the hb of the location's memory space (`space.rs`, rule 4).
     pub fn coherence_floor(g: &ExecutionGraph, loc: Loc, hb: &crate::clock::Clock, skip: Option<EventId>) -> usize {
         let d = g.loc(loc).expect("accessed location exists");
+        let space = d.space;
         let mut floor = 0;
         for (i, w) in d.mo.iter().enumerate().rev() {
-            if hb.contains(*w) {
+            if hb.contains_in(space, *w) {
                 floor = i + 1;
                 break;
             }
         }
         for &r in &d.reads {
-            if Some(r) == skip || !hb.contains(r) {
+            if Some(r) == skip || !hb.contains_in(space, r) {
                 continue;
             }
             let rf = g.event(r).as_read().expect("read").rf;

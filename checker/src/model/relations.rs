@@ -145,8 +145,13 @@ pub struct Relations {
     scoped: bool,
     /// Synchronizes-with (release event to acquire event).
     pub sw: Rel,
-    /// Happens-before, derived from sw per RC11 with C++20 release sequences.
+    /// Happens-before, derived from sw per RC11 with C++20 release sequences,
+    /// for accesses to global memory (barrier edges only from barriers that
+    /// fence global memory; `space.rs`, rule 3).
     pub hb: Rel,
+    /// Happens-before for accesses to local memory (barrier edges only from
+    /// barriers that fence local memory).
+    pub hb_local: Rel,
 }
 
 fn order_of(e: &Event) -> Option<Order> {
@@ -188,6 +193,11 @@ impl Relations {
             }
         };
         let mut po1 = Rel::new(n);
+        // Barrier edges, by the space they order: a barrier is in po (it
+        // orders execution: porf, psc, sc) but in hb only for its spaces.
+        let mut bar_global = Rel::new(n);
+        let mut bar_local = Rel::new(n);
+        let mut partial_barrier = false;
         let mut rf = Rel::new(n);
         let mut mo = Rel::new(n);
         let mut rmw = Rel::new(n);
@@ -202,9 +212,15 @@ impl Relations {
                     let end = EventId::new(*target, g.thread_len(*target) - 1);
                     po1.add(index[&end], i);
                 }
-                EventKind::Barrier { partners, .. } => {
+                EventKind::Barrier { partners, fence, .. } => {
+                    partial_barrier |= *fence != FenceSpace::Both;
                     for p in partners {
-                        po1.add(index[p], i);
+                        if fence.fences(Space::Global) {
+                            bar_global.add(index[p], i);
+                        }
+                        if fence.fences(Space::Local) {
+                            bar_local.add(index[p], i);
+                        }
                     }
                 }
                 EventKind::Read(r) => rf.add(idx(r.rf, r.loc), i),
@@ -224,7 +240,12 @@ impl Relations {
                 }
             }
         }
-        let po = po1.closure();
+        let po = {
+            let mut all = po1.clone();
+            all.union_with(&bar_global);
+            all.union_with(&bar_local);
+            all.closure()
+        };
         let mut rf_inv = Rel::new(n);
         for a in 0..n {
             for b in 0..n {
@@ -258,6 +279,13 @@ impl Relations {
             !rules.scoped || init_loc[a].is_some() || init_loc[b].is_some() || g.inclusive(ids[a], ids[b])
         };
         let rf_sync = if rules.scoped { rf.filter(incl) } else { rf.clone() };
+        // RC11's po in rs and around fences in sw is sequenced-before: one
+        // thread's own order. `po` here also holds spawn, join and barrier
+        // edges (they order execution and feed hb), but a release fence
+        // does not reach another thread's writes through them, nor does a
+        // write continue another thread's release sequence, as the views
+        // have it (`compute_views` keeps fences and release heads per thread).
+        let sb = po.filter(|a, b| init_loc[a].is_none() && init_loc[b].is_none() && ids[a].thread == ids[b].thread);
         let rfrmw = rf_sync.compose(&rmw).closure().with_identity(is_write);
         let mut rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
         if rules.same_thread_rs {
@@ -265,21 +293,34 @@ impl Relations {
                 Some(l) => Some(l),
                 None => ev(i).and_then(|e| e.as_write()).map(|w| w.loc),
             };
-            let po_loc_w = po.filter(|a, b| is_write(a) && atomic(a) && is_write(b) && atomic(b) && loc(a) == loc(b));
+            let po_loc_w = sb.filter(|a, b| is_write(a) && atomic(a) && is_write(b) && atomic(b) && loc(a) == loc(b));
             rs.union_with(&po_loc_w.compose(&rfrmw));
         }
         // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]
-        let left = po.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
+        let left = sb.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
         let rf_atomic = rf_sync.filter(|_, b| is_read(b) && atomic(b));
-        let right = po.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
+        let right = sb.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
         let mut sw = left.compose(&rs).compose(&rf_atomic).compose(&right);
         if rules.scoped {
             sw = sw.filter(incl);
         }
-        let mut hb1 = po.clone();
-        hb1.union_with(&sw);
+        // hb_s = (po ∪ bar_s ∪ sw)+ for each space s (`space.rs`, rules 3 and 5).
+        let hb_in = |bar: &Rel| {
+            let mut hb1 = po1.clone();
+            hb1.union_with(bar);
+            let mut hb1 = hb1.closure();
+            hb1.union_with(&sw);
+            hb1.closure()
+        };
+        let (hb, hb_local) = if partial_barrier {
+            (hb_in(&bar_global), hb_in(&bar_local))
+        } else {
+            let mut hb1 = po.clone();
+            hb1.union_with(&sw);
+            let hb = hb1.closure();
+            (hb.clone(), hb)
+        };
         let sw_kept = sw;
-        let hb = hb1.closure();
         Relations {
             ids,
             init_loc,
@@ -289,6 +330,7 @@ impl Relations {
             fr,
             rmw,
             hb,
+            hb_local,
             sw: sw_kept,
             scoped: rules.scoped,
         }
@@ -399,9 +441,13 @@ impl Relations {
             }
             return Ok(());
         }
-        // irreflexive(hb ; eco?)
-        let hb_eco = self.hb.compose(&eco);
-        if self.hb.is_reflexive_somewhere() || hb_eco.is_reflexive_somewhere() {
+        // irreflexive(hb ; eco?), with the hb of each location's space
+        // (eco relates accesses of one location only).
+        let local = |i: usize| self.loc_of(g, i).is_some_and(|l| g.space_of(l) == Space::Local);
+        let hb_eco = self.hb.compose(&eco.filter(|a, _| !local(a)));
+        let hb_eco_local = self.hb_local.compose(&eco.filter(|a, _| local(a)));
+        if self.hb.is_reflexive_somewhere() || hb_eco.is_reflexive_somewhere() || hb_eco_local.is_reflexive_somewhere()
+        {
             return Err(Axiom::Coherence);
         }
         let mut porf = self.po.clone();

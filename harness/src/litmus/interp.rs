@@ -253,6 +253,7 @@ impl Program<'_> {
                     Op::Alloc {
                         init,
                         kind: LocKind::Atomic,
+                        space: scopecheck_checker::event::Space::Global,
                     },
                     here,
                 ) {
