@@ -226,6 +226,12 @@ impl Engine {
         self.strategy.name()
     }
 
+    /// Whether the current execution is this run's to count and report (see
+    /// [`crate::explore::Strategy::owns_execution`]).
+    pub fn owns_execution(&self) -> bool {
+        self.strategy.owns_execution()
+    }
+
     /// Prepares the next execution. Returns false when the exploration is over.
     pub fn begin_execution(&mut self) -> bool {
         if !self.strategy.next_execution(&mut self.graph, self.model) {
@@ -255,6 +261,11 @@ impl Engine {
 
     /// Ends the current execution.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
+        if !self.strategy.owns_execution() {
+            // Another shard's execution: it counts there.
+            self.strategy.execution_done(&self.graph, end);
+            return;
+        }
         if end == ExecutionEnd::Complete && self.limits.record_races {
             self.log_races();
         }

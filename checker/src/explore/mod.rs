@@ -56,6 +56,13 @@ pub trait Strategy {
     /// The execution ended.
     fn execution_done(&mut self, _graph: &ExecutionGraph, _end: ExecutionEnd) {}
 
+    /// Whether the current execution is this run's to count and report
+    /// (false for the executions a shard only walks through to find its
+    /// part of the tree; see [`trust::Shard`]).
+    fn owns_execution(&self) -> bool {
+        true
+    }
+
     /// Fraction of the exploration done, when the strategy can tell.
     fn progress(&self) -> Option<f64> {
         None

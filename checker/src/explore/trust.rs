@@ -38,24 +38,86 @@ enum Item {
 struct Level {
     /// The graph of this level, kept while a nested level runs.
     saved: Option<ExecutionGraph>,
-    items: Vec<Item>,
+    /// Items with their depth in the exploration tree (the execution that
+    /// pushed an item is its parent; the first execution has depth 0).
+    items: Vec<(u32, Item)>,
 }
+
+/// Which part of the exploration tree this explorer covers (`--shard i/n`).
+///
+/// The tree of executions is the same in every run of the same program, and
+/// so is the order in which it is walked. Every shard walks the tree down to
+/// [`SPLIT_DEPTH`]; the executions at that depth are dealt out in walk order,
+/// the k-th to shard `k mod n`, and each shard explores only the subtrees of
+/// its own. Every execution therefore belongs to exactly one shard: those at
+/// depth `SPLIT_DEPTH` or deeper to the owner of their ancestor at that
+/// depth, and the few above it to shard 0 (the others run them too, to find
+/// the split points, but do not count or report them). The shards' counts
+/// add up to one whole run's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u32,
+    /// How many shards the tree is split into.
+    pub count: u32,
+}
+
+/// The depth of the executions dealt out among shards: deep enough that
+/// there are many of them, shallow enough that the part every shard
+/// repeats stays small.
+pub const SPLIT_DEPTH: u32 = 3;
 
 /// The optimal exhaustive explorer.
 #[derive(Default)]
 pub struct Trust {
     levels: Vec<Level>,
     started: bool,
+    /// The depth of the current execution.
+    depth: u32,
+    shard: Option<Shard>,
+    /// Executions at `SPLIT_DEPTH` met so far.
+    dealt: u64,
+    /// Whether the current execution belongs to this shard.
+    owned: bool,
 }
 
 impl Trust {
     /// A new explorer.
     pub fn new() -> Trust {
-        Trust::default()
+        Trust {
+            owned: true,
+            ..Trust::default()
+        }
+    }
+
+    /// An explorer of one shard of the tree.
+    pub fn sharded(shard: Shard) -> Trust {
+        Trust {
+            shard: Some(shard),
+            owned: shard.index == 0,
+            ..Trust::default()
+        }
     }
 
     fn push(&mut self, item: Item) {
-        self.levels.last_mut().expect("a level").items.push(item);
+        let depth = self.depth + 1;
+        self.levels.last_mut().expect("a level").items.push((depth, item));
+    }
+
+    /// Whether an execution at `depth` belongs to this shard; counts the
+    /// executions dealt out at the split depth.
+    fn take(&mut self, depth: u32) -> bool {
+        let Some(shard) = self.shard else { return true };
+        if depth < SPLIT_DEPTH {
+            return shard.index == 0;
+        }
+        if depth > SPLIT_DEPTH {
+            // Only reached inside a subtree this shard owns.
+            return true;
+        }
+        let k = self.dealt;
+        self.dealt += 1;
+        k % shard.count as u64 == shard.index as u64
     }
 }
 
@@ -125,7 +187,17 @@ impl Strategy for Trust {
         }
         loop {
             let item = self.levels.last_mut().and_then(|l| l.items.pop());
-            match item {
+            if let Some((depth, _)) = &item {
+                let depth = *depth;
+                let owned = self.take(depth);
+                if depth >= SPLIT_DEPTH && !owned {
+                    // Another shard's subtree: skip it whole.
+                    continue;
+                }
+                self.owned = owned;
+                self.depth = depth;
+            }
+            match item.map(|(_, i)| i) {
                 Some(Item::Rf { read, stamp, choice }) => {
                     graph.restrict_to_stamp(stamp);
                     graph.set_rf(read, choice.write, choice.spurious, model.sync_rules());
@@ -186,6 +258,10 @@ impl Strategy for Trust {
 
     fn wants_revisits(&self) -> bool {
         true
+    }
+
+    fn owns_execution(&self) -> bool {
+        self.owned
     }
 
     fn write_added(&mut self, g: &ExecutionGraph, w: EventId, model: MemoryModel) {

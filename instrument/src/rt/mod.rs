@@ -16,7 +16,12 @@ use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
 use scopecheck_checker::event::{EventId, EventKind, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{
-    pct::Pct, random::RandomWalk, reference::Reference, replay::Replay, trust::Trust, Strategy,
+    pct::Pct,
+    random::RandomWalk,
+    reference::Reference,
+    replay::Replay,
+    trust::{Shard, Trust},
+    Strategy,
 };
 use scopecheck_checker::failure::{Failure, FailureKind};
 use scopecheck_checker::graph::ExecutionGraph;
@@ -56,6 +61,15 @@ pub enum StrategyChoice {
         iterations: u64,
         /// The bug depth it targets (1: no change point).
         depth: u32,
+    },
+    /// One part of the exhaustive exploration: shard `index` of `count`.
+    /// The shards' executions are disjoint and together are exactly those of
+    /// [`StrategyChoice::Exhaustive`], so their counts add up.
+    Shard {
+        /// This shard, `0..count`.
+        index: u32,
+        /// Number of shards.
+        count: u32,
     },
 }
 
@@ -440,6 +454,15 @@ fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
             iterations,
             depth,
         } => Box::new(Pct::new(*seed, *iterations, *depth)),
+        StrategyChoice::Shard { index, count } => {
+            if *count == 0 || index >= count {
+                return Err(format!("shard {index}/{count} does not exist (shards are 0..count, count >= 1)"));
+            }
+            Box::new(Trust::sharded(Shard {
+                index: *index,
+                count: *count,
+            }))
+        }
     })
 }
 
@@ -526,10 +549,17 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
         }
         executions += 1;
         let (end, failure) = run_one(f, &mut pool);
-        with_shared(|s| {
-            on_end(&s.engine.graph, end);
-            s.engine.end_execution(end)
+        let owned = with_shared(|s| {
+            let owned = s.engine.owns_execution();
+            if owned {
+                on_end(&s.engine.graph, end);
+            }
+            s.engine.end_execution(end);
+            owned
         });
+        // A shard reports only the executions it owns (another shard
+        // reports this one's failure).
+        let failure = failure.filter(|_| owned);
         if let Some(fl) = failure {
             failures.push(fl);
             if failures.len() >= config.max_failures {

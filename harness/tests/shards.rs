@@ -1,0 +1,80 @@
+//! Sharded exhaustive exploration (`Strategy::Shard { index, count }`): the
+//! shards' executions are disjoint and together exactly one whole run's, so
+//! their counts and outcome sets add up to the whole run's.
+
+use scopecheck::sync::atomic::{AtomicUsize, Ordering::*};
+use scopecheck::sync::Arc;
+use scopecheck::thread;
+use scopecheck::{Builder, Strategy};
+use std::collections::BTreeMap;
+
+/// `threads` threads each doing `adds` relaxed fetch_adds and recording what
+/// they read: (executions, blocked, multiset of outcomes).
+fn fetch_adds(strategy: Strategy, threads: usize, adds: usize) -> (u64, BTreeMap<Vec<usize>, u64>) {
+    let seen = std::sync::Mutex::new(BTreeMap::new());
+    let mut b = Builder::new();
+    b.strategy = strategy;
+    let report = b.explore(|| {
+        let x = Arc::new(AtomicUsize::new(0));
+        let hs: Vec<_> = (0..threads)
+            .map(|_| {
+                let x = x.clone();
+                thread::spawn(move || (0..adds).map(|_| x.fetch_add(1, Relaxed)).collect::<Vec<_>>())
+            })
+            .collect();
+        let reads: Vec<usize> = hs.into_iter().flat_map(|h| h.join().unwrap()).collect();
+        *seen.lock().unwrap().entry(reads).or_insert(0) += 1;
+    });
+    assert!(report.failures().is_empty(), "{report}");
+    assert!(report.is_complete(), "{report}");
+    (report.executions(), seen.into_inner().unwrap())
+}
+
+fn sum_of_shards(count: u32, threads: usize, adds: usize) -> (u64, BTreeMap<Vec<usize>, u64>, Vec<u64>) {
+    let mut total = 0;
+    let mut outcomes = BTreeMap::new();
+    let mut sizes = Vec::new();
+    for index in 0..count {
+        let (n, o) = fetch_adds(Strategy::Shard { index, count }, threads, adds);
+        total += n;
+        sizes.push(n);
+        for (k, v) in o {
+            *outcomes.entry(k).or_insert(0) += v;
+        }
+    }
+    (total, outcomes, sizes)
+}
+
+#[test]
+fn shards_of_three_by_three_fetch_adds_add_up_to_1680() {
+    let (whole, outcomes) = fetch_adds(Strategy::Exhaustive, 3, 3);
+    assert_eq!(whole, 1680);
+    for count in [1, 2, 3, 8] {
+        let (total, shard_outcomes, sizes) = sum_of_shards(count, 3, 3);
+        assert_eq!(total, 1680, "{count} shards: {sizes:?}");
+        // Each execution is counted by exactly one shard, so even the
+        // multiset of outcomes (how many executions end in each) agrees.
+        assert_eq!(shard_outcomes, outcomes, "{count} shards");
+        println!("{count} shards: {sizes:?}");
+    }
+}
+
+#[test]
+fn shards_of_five_single_fetch_adds_add_up_to_120() {
+    let (total, _, sizes) = sum_of_shards(4, 5, 1);
+    assert_eq!(total, 120, "{sizes:?}");
+}
+
+#[test]
+fn a_shard_that_does_not_exist_is_a_clear_error() {
+    let r = std::panic::catch_unwind(|| {
+        fetch_adds(Strategy::Shard { index: 2, count: 2 }, 2, 1);
+    });
+    let msg = r.expect_err("shard 2/2 is refused");
+    let text = msg
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| msg.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(text.contains("shard 2/2 does not exist"), "{text}");
+}
