@@ -8,6 +8,7 @@ use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig};
 use std::time::Duration;
 
+pub use scopecheck_instrument::rt::execution_counts;
 pub use scopecheck_instrument::rt::StrategyChoice as Strategy;
 
 /// Configures a check, with public fields like loom's `Builder`.
@@ -115,6 +116,22 @@ impl Builder {
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
         let config = self.config();
         let r = rt::run(&config, &f);
+        Report::new(r, config.model)
+    }
+
+    /// Explores `f` exhaustively on `threads` OS threads (all cores: pass
+    /// `std::thread::available_parallelism()`), and returns the same counts,
+    /// failures and races as [`Builder::explore`] with
+    /// [`Strategy::Exhaustive`]. The tree of executions is split into
+    /// `4 * threads` shards ([`Strategy::Shard`]) that the threads take one
+    /// at a time, so uneven subtrees still keep every thread busy. `f` must
+    /// be `Sync`: each thread runs its own executions of it. The strategy
+    /// field is ignored; `max_executions` and `max_duration` apply to each
+    /// shard.
+    pub fn explore_parallel<F: Fn() + Sync>(&self, threads: usize, f: F) -> Report {
+        let config = self.config();
+        let threads = threads.max(1);
+        let r = rt::run_parallel(&config, threads, 4 * threads as u32, &f);
         Report::new(r, config.model)
     }
 

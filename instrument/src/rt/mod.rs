@@ -143,6 +143,84 @@ pub struct RunResult {
     pub racy_executions: u64,
 }
 
+impl RunResult {
+    /// Adds another shard's result to this one: counts add up, failures are
+    /// kept, race reports once per pair of source lines, and the whole
+    /// is complete only if both parts are. Elapsed time is the longer one
+    /// (the shards ran side by side).
+    pub fn merge(&mut self, other: RunResult) {
+        self.stats.complete += other.stats.complete;
+        self.stats.blocked += other.stats.blocked;
+        self.stats.failed += other.stats.failed;
+        self.stats.events_added += other.stats.events_added;
+        self.stats.events_replayed += other.stats.events_replayed;
+        self.distinct = match (self.distinct, other.distinct) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        // One report per failing execution, as in a single run; race
+        // reports are per distinct pair of lines, so a pair both parts
+        // found is kept once.
+        self.failures.extend(other.failures);
+        let same = |a: &Failure, b: &Failure| a.kind == b.kind && a.location == b.location && a.message == b.message;
+        for f in other.races {
+            if !self.races.iter().any(|g| same(g, &f)) {
+                self.races.push(f);
+            }
+        }
+        self.racy_executions += other.racy_executions;
+        self.complete &= other.complete;
+        if self.incomplete_reason.is_none() {
+            self.incomplete_reason = other.incomplete_reason;
+        }
+        self.elapsed = self.elapsed.max(other.elapsed);
+        self.replay_diverged |= other.replay_diverged;
+    }
+}
+
+/// Runs the exhaustive exploration of `f` split into `shards` parts on
+/// `threads` OS threads, each thread taking the next unexplored part until
+/// none is left (more parts than threads balance uneven subtrees), and
+/// merges the parts' results: the counts are exactly those of one
+/// exhaustive run. `config.strategy` is ignored.
+pub fn run_parallel(config: &RunConfig, threads: usize, shards: u32, f: &(dyn Fn() + Sync)) -> RunResult {
+    let shards = shards.max(1);
+    let next = std::sync::atomic::AtomicU32::new(0);
+    let results: Vec<RunResult> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                let next = &next;
+                scope.spawn(move || {
+                    let mut mine: Vec<RunResult> = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if index >= shards {
+                            break mine;
+                        }
+                        let mut c = config.clone();
+                        c.strategy = StrategyChoice::Shard { index, count: shards };
+                        mine.push(run(&c, f));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(r) => r,
+                Err(p) => std::panic::resume_unwind(p),
+            })
+            .collect()
+    });
+    let mut it = results.into_iter();
+    let mut total = it.next().expect("at least one shard ran");
+    for r in it {
+        total.merge(r);
+    }
+    total.strategy = "exhaustive (parallel)";
+    total
+}
+
 /// What a suspended model thread asks for.
 enum Yield {
     Op(Op, SourceLoc),
@@ -217,6 +295,18 @@ fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
 /// Whether the calling code runs inside `scopecheck::model`.
 pub fn in_model() -> bool {
     CURRENT.with(|c| c.get().is_some())
+}
+
+/// Whether the current execution counts in this run: always, except in a
+/// sharded run for the few executions every shard walks through but only
+/// shard 0 counts ([`StrategyChoice::Shard`]). A program that tallies its
+/// own executions (outcome histograms, say) should tally only these.
+/// Outside a model: true.
+pub fn execution_counts() -> bool {
+    if CURRENT.with(|c| c.get()).is_none() || unwinding() {
+        return true;
+    }
+    with_shared(|s| s.engine.owns_execution())
 }
 
 #[track_caller]
@@ -448,7 +538,9 @@ fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),
         StrategyChoice::Random { seed, iterations } => Box::new(RandomWalk::new(*seed, *iterations)),
-        StrategyChoice::Replay(tok) => Box::new(Replay::new(token::decode(tok)?)),
+        StrategyChoice::Replay(tok) => Box::new(Replay::new(
+            token::decode(tok).map_err(|e| format!("cannot replay: {e}"))?,
+        )),
         StrategyChoice::Pct {
             seed,
             iterations,
@@ -456,7 +548,9 @@ fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
         } => Box::new(Pct::new(*seed, *iterations, *depth)),
         StrategyChoice::Shard { index, count } => {
             if *count == 0 || index >= count {
-                return Err(format!("shard {index}/{count} does not exist (shards are 0..count, count >= 1)"));
+                return Err(format!(
+                    "shard {index}/{count} does not exist (shards are 0..count, count >= 1)"
+                ));
             }
             Box::new(Trust::sharded(Shard {
                 index: *index,
@@ -502,7 +596,7 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
     }
     let strategy = match make_strategy(&config.strategy) {
         Ok(s) => s,
-        Err(e) => panic!("scopecheck: cannot replay: {e}"),
+        Err(e) => panic!("scopecheck: {e}"),
     };
     let strategy_name = strategy.name();
     let engine = Engine::new(
