@@ -271,15 +271,25 @@ pub enum Tool {
     ScopecheckRandom,
     /// shuttle, `shuttle::check_random(f, iterations)`.
     Shuttle,
+    /// scopecheck, `Builder::explore_parallel(cores, f)`: the exhaustive
+    /// exploration split into shards on every core.
+    ScopecheckParallel,
+    /// scopecheck, `Strategy::Pct { seed, iterations, depth: 3 }`.
+    ScopecheckPct,
+    /// shuttle, `shuttle::check_pct(f, iterations, 3)`.
+    ShuttlePct,
 }
 
 impl Tool {
     /// Every tool, in the order each program runs them.
-    pub const ALL: [Tool; 4] = [
+    pub const ALL: [Tool; 7] = [
         Tool::ScopecheckExhaustive,
         Tool::Loom,
+        Tool::ScopecheckParallel,
         Tool::ScopecheckRandom,
         Tool::Shuttle,
+        Tool::ScopecheckPct,
+        Tool::ShuttlePct,
     ];
 
     /// Name, as accepted by `--tools`.
@@ -289,6 +299,9 @@ impl Tool {
             Tool::Loom => "loom",
             Tool::ScopecheckRandom => "scopecheck-random",
             Tool::Shuttle => "shuttle",
+            Tool::ScopecheckParallel => "scopecheck-parallel",
+            Tool::ScopecheckPct => "scopecheck-pct",
+            Tool::ShuttlePct => "shuttle-pct",
         }
     }
 
@@ -297,6 +310,9 @@ impl Tool {
         match self {
             Tool::Loom => Some(Tool::ScopecheckExhaustive),
             Tool::Shuttle => Some(Tool::ScopecheckRandom),
+            // The ratio is then the speed-up on all cores.
+            Tool::ScopecheckParallel => Some(Tool::ScopecheckExhaustive),
+            Tool::ShuttlePct => Some(Tool::ScopecheckPct),
             _ => None,
         }
     }
@@ -310,11 +326,12 @@ pub fn parse_tools(arg: &str) -> Result<Vec<Tool>, String> {
             "all" => Tool::ALL.to_vec(),
             "exhaustive" => vec![Tool::ScopecheckExhaustive, Tool::Loom],
             "random" => vec![Tool::ScopecheckRandom, Tool::Shuttle],
+            "pct" => vec![Tool::ScopecheckPct, Tool::ShuttlePct],
             name => Tool::ALL.iter().copied().filter(|t| t.name() == name).collect(),
         };
         if found.is_empty() {
             return Err(format!(
-                "unknown tool `{part}` (scopecheck, loom, scopecheck-random, shuttle, exhaustive, random, all)"
+                "unknown tool `{part}` (scopecheck, loom, scopecheck-parallel, scopecheck-random, shuttle, scopecheck-pct, shuttle-pct, exhaustive, random, pct, all)"
             ));
         }
         for t in found {
@@ -430,9 +447,10 @@ pub fn usage() -> String {
          \x20 groups: sb, fai, cas-rot, all\n\
          \n\
          OPTIONS:\n\
-         \x20 --tools LIST       comma-separated: scopecheck, loom, scopecheck-random, shuttle,\n\
-         \x20                    exhaustive (= scopecheck,loom), random (= scopecheck-random,shuttle), all (default)\n\
-         \x20 --iterations N     iterations of the two random tools (default 10000)\n\
+         \x20 --tools LIST       comma-separated: scopecheck, loom, scopecheck-parallel, scopecheck-random,\n\
+         \x20                    shuttle, scopecheck-pct, shuttle-pct; exhaustive (= scopecheck,loom),\n\
+         \x20                    random (= scopecheck-random,shuttle), pct (= scopecheck-pct,shuttle-pct), all (default)\n\
+         \x20 --iterations N     iterations of the random and PCT tools (default 10000)\n\
          \x20 --seed N           seed of scopecheck's random strategy (default 1)\n\
          \x20 --model cpp20|rc11|sc  memory model of the scopecheck runs (default cpp20)\n\
          \x20 --timeout SECS     stop one (program, tool) run after SECS seconds (default 1200)\n\
@@ -579,21 +597,31 @@ pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
     let mut problem = None;
     let start = Instant::now();
     let mut executions = match tool {
-        Tool::ScopecheckExhaustive | Tool::ScopecheckRandom => {
+        Tool::ScopecheckExhaustive | Tool::ScopecheckRandom | Tool::ScopecheckParallel | Tool::ScopecheckPct => {
             let mut b = scopecheck::Builder::new();
             b.memory_model = opts.memory_model;
-            b.strategy = if tool == Tool::ScopecheckExhaustive {
-                scopecheck::Strategy::Exhaustive
-            } else {
-                scopecheck::Strategy::Random {
+            b.strategy = match tool {
+                Tool::ScopecheckRandom => scopecheck::Strategy::Random {
                     seed: opts.seed,
                     iterations: opts.iterations,
-                }
+                },
+                Tool::ScopecheckPct => scopecheck::Strategy::Pct {
+                    seed: opts.seed,
+                    iterations: opts.iterations,
+                    depth: 3,
+                },
+                _ => scopecheck::Strategy::Exhaustive,
             };
-            let report = b.explore(|| {
+            let body = || {
                 count_run();
                 record_outcome(program.run_scopecheck());
-            });
+            };
+            let report = if tool == Tool::ScopecheckParallel {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                b.explore_parallel(cores, body)
+            } else {
+                b.explore(body)
+            };
             if let Some(f) = report.failures().first() {
                 problem = Some(Problem::Failed(format!(
                     "{}: {}",
@@ -606,7 +634,7 @@ pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
                     report.incomplete_reason().unwrap_or("no reason given")
                 )));
             }
-            if tool == Tool::ScopecheckExhaustive {
+            if matches!(tool, Tool::ScopecheckExhaustive | Tool::ScopecheckParallel) {
                 report.executions()
             } else {
                 report.runs()
@@ -637,16 +665,18 @@ pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
             }
             CLOSURE_RUNS.load(StdOrdering::Relaxed)
         }
-        Tool::Shuttle => {
+        Tool::Shuttle | Tool::ShuttlePct => {
             let iterations = opts.iterations as usize;
+            let body = move || {
+                count_run();
+                record_outcome(program.run_shuttle());
+            };
             let result = catch_unwind(AssertUnwindSafe(|| {
-                shuttle::check_random(
-                    move || {
-                        count_run();
-                        record_outcome(program.run_shuttle());
-                    },
-                    iterations,
-                )
+                if tool == Tool::Shuttle {
+                    shuttle::check_random(body, iterations)
+                } else {
+                    shuttle::check_pct(body, iterations, 3)
+                }
             }));
             if let Err(p) = result {
                 problem = Some(Problem::Failed(format!(
@@ -659,7 +689,7 @@ pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
     };
     let wall = start.elapsed();
     let closure_runs = CLOSURE_RUNS.load(StdOrdering::Relaxed);
-    if tool == Tool::Shuttle && problem.is_some() {
+    if matches!(tool, Tool::Shuttle | Tool::ShuttlePct) && problem.is_some() {
         executions = closure_runs;
     }
     Row {

@@ -149,8 +149,9 @@ struct LitmusArgs {
     #[arg(long, default_value_t = 2)]
     unroll: u32,
     /// Exploration: `exhaustive` (optimal), `reference` (every interleaving,
-    /// slow), `random:SEED:N` (N random executions), or `pct:SEED:N:DEPTH` (N PCT
-    /// executions targeting bugs of that depth).
+    /// slow), `random:SEED:N` (N random executions), `pct:SEED:N:DEPTH` (N PCT
+    /// executions targeting bugs of that depth), or `shard:I/N` (part I of N of
+    /// the exhaustive exploration; the N parts' counts add up to one run's).
     #[arg(long, default_value = "exhaustive", value_parser = parse_strategy)]
     strategy: Strategy,
     /// Stop each test after this many executions (its result is then partial).
@@ -175,13 +176,24 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
                     iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
                 }),
+                ["shard", spec] => {
+                    let (i, n) = spec
+                        .split_once('/')
+                        .ok_or_else(|| format!("bad shard `{spec}` (expected shard:I/N)"))?;
+                    let index: u32 = i.parse().map_err(|_| format!("bad shard index `{i}`"))?;
+                    let count: u32 = n.parse().map_err(|_| format!("bad shard count `{n}`"))?;
+                    if count == 0 || index >= count {
+                        return Err(format!("shard {index}/{count} does not exist (shards are 0..N-1 of N)"));
+                    }
+                    Ok(Strategy::Shard { index, count })
+                }
                 ["pct", seed, n, d] => Ok(Strategy::Pct {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
                     iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
                     depth: d.parse().map_err(|_| format!("bad depth `{d}`"))?,
                 }),
                 _ => Err(format!(
-                    "unknown strategy `{s}` (expected exhaustive, reference, random:SEED:N or pct:SEED:N:DEPTH)"
+                    "unknown strategy `{s}` (expected exhaustive, reference, random:SEED:N, pct:SEED:N:DEPTH or shard:I/N)"
                 )),
             }
         }

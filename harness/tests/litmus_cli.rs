@@ -203,3 +203,27 @@ fn readme_check_command_checks_every_corpus_row() {
         "{stderr}"
     );
 }
+
+#[test]
+fn shards_of_a_litmus_run_add_up_to_the_whole() {
+    let file = corpus().join("families/IRIW-fences.litmus");
+    let json = |strategy: &str| -> serde_json::Value {
+        let out = scopecheck(&["litmus", "--json", "--strategy", strategy, file.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap()
+    };
+    let whole = json("exhaustive");
+    let parts: Vec<serde_json::Value> = (0..3).map(|i| json(&format!("shard:{i}/3"))).collect();
+    for key in ["executions", "negative", "positive", "blocked"] {
+        let sum: u64 = parts.iter().map(|p| p[key].as_u64().unwrap()).sum();
+        assert_eq!(sum, whole[key].as_u64().unwrap(), "{key}");
+    }
+    assert_eq!(whole["executions"], 15);
+    let out = scopecheck(&["litmus", "--strategy", "shard:3/3", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("shard 3/3 does not exist"),
+        "{}",
+        text(&out.stderr)
+    );
+}
