@@ -4,7 +4,7 @@
 //! memory scope, with a default order and scope fixed when the reference is
 //! made and per-call overrides.
 //!
-//! ```ignore
+//! ```text
 //! use scopecheck::sync::atomic_ref::{memory_order, memory_scope, AtomicRef, Plain};
 //!
 //! let top = Plain::new(0u32);
@@ -14,6 +14,9 @@
 //! r.store_with(5, memory_order::relaxed);                // another order
 //! r.load_scoped(memory_order::seq_cst, memory_scope::device); // another order and scope
 //! ```
+//!
+//! (A sketch: it needs a model around it. Complete programs that run
+//! are in `harness/tests/atomic_ref.rs`.)
 //!
 //! Every operation comes in three forms: `op(..)` with the defaults,
 //! `op_with(.., order)` with another order, and `op_scoped(.., order, scope)`

@@ -5,11 +5,14 @@
 //! Relaxed)` is an unclassified relaxed atomic, and `x.rlx(Class::Commutative)`
 //! gives the same atomic's relaxed operations with a class:
 //!
-//! ```ignore
+//! ```text
 //! counter.rlx(Class::Commutative).fetch_add(1).discard();
 //! let v = data.rlx(Class::Speculative).load(); // Observed<u32>
 //! if validated { use(v.get()); }                // get() records the use
 //! ```
+//!
+//! (A sketch: it needs a model around it. Complete programs that run
+//! are in `harness/tests/drfrlx.rs`.)
 //!
 //! Loads and RMWs return [`Observed`] values: the checker learns that a
 //! value was used when the program calls [`Observed::get`] (DESIGN.md 3.3:

@@ -3,10 +3,13 @@
 //! the platform's device attributes (seed 001, "Atomicity"; see
 //! `scopecheck_checker::memory`).
 //!
-//! ```ignore
+//! ```text
 //! let flag = gpu::alloc_in(MemoryKind::Managed, 0u32);
 //! flag.fetch_add(1, Ordering::Relaxed, Scope::System); // plain unless concurrentManagedAccess
 //! ```
+//!
+//! (A sketch: it needs a model around it. Complete programs that run
+//! are in `harness/tests/memory_kinds.rs`.)
 
 use crate::atomic::{failure_order, load_order, order, store_order, Ordering, RawAtomic};
 use crate::rt;

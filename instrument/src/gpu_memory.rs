@@ -8,7 +8,7 @@
 //! kernel; local memory is made in the launch's per-block closure, so each
 //! block has its own instance:
 //!
-//! ```ignore
+//! ```text
 //! let data = Buffer::from_slice(&[1u32, 2, 3, 4]);
 //! gpu::launch(Launch::new(1, 4), |_| Buffer::<u32>::local(4), |ctx| {
 //!     let scratch = ctx.shared();
@@ -17,6 +17,9 @@
 //!     // ...
 //! });
 //! ```
+//!
+//! (A sketch: it needs a model around it. Complete programs that run
+//! are in `harness/tests/memory_spaces.rs`.)
 //!
 //! Plain accesses are non-atomic loads and stores: they read what the memory
 //! model lets them read, and two of them (or one and an atomic) not ordered
