@@ -270,20 +270,10 @@ pub enum Scope {
     System,
 }
 
-/// DRFrlx classes of relaxed atomics (seed 004, section 3).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RlxClass {
-    /// `rlx_unpaired`.
-    Unpaired,
-    /// `rlx_commutative`.
-    Commutative,
-    /// `rlx_non_ordering`.
-    NonOrdering,
-    /// `rlx_quantum`.
-    Quantum,
-    /// `rlx_speculative`.
-    Speculative,
-}
+/// DRFrlx classes of relaxed atomics (seed 004, section 3): the checker's
+/// own type, written `rlx_unpaired`, `rlx_commutative`, `rlx_non_ordering`,
+/// `rlx_quantum` and `rlx_speculative` in a test.
+pub use scopecheck_checker::drfrlx::RlxClass;
 
 /// An expression.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,14 +10,13 @@
 //! it to a register is not a use, and neither is the final condition: in
 //! DRFrlx the result of an execution is the memory state at its end.
 
-use super::ast::{StateVar, Test};
-use super::interp::{prop_vars, Layout, Program};
+use super::ast::Test;
+use super::interp::{Layout, Program};
 use super::parser::parse;
-use super::run::{validate, LitmusModel, TestError};
+use super::run::{leak_name, loc_names, observed_vars, validate, LitmusModel, TestError};
 use crate::drfrlx::{Check, DrfReport};
 use scopecheck_checker::event::{Order, Scope};
 use scopecheck_checker::MemoryModel;
-use std::collections::BTreeSet;
 
 /// Runs the DRFrlx check on the litmus source `src`, read from `file`.
 /// `unroll` bounds `while` loops as in `scopecheck litmus`.
@@ -40,15 +39,8 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
     // tests are judged as if every scope were system.
     validate(test, LitmusModel::Engine(MemoryModel::Sc))?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
-    let observed: Vec<StateVar> = test
-        .condition
-        .iter()
-        .flat_map(|c| prop_vars(&c.prop))
-        .chain(test.locations.iter().cloned())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let file_static: &'static str = Box::leak(file.to_string().into_boxed_str());
+    let observed = observed_vars(test);
+    let file_static = leak_name(file);
     let prog = Program {
         test,
         layout: &layout,
@@ -60,11 +52,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         opencl: false,
     };
     let mut check = check.clone();
-    check.loc_names = layout
-        .names
-        .iter()
-        .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
-        .collect();
+    check.loc_names = loc_names(&layout);
     Ok(check.explore(|| {
         prog.execute();
     }))

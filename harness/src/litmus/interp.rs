@@ -679,7 +679,7 @@ impl ThreadRun<'_, '_> {
         // calls are strengthened in a weak-model run of `scopecheck
         // drfrlx`), and whether a quantum-equivalent run picks its values.
         let (class, o) = if c.order == MemOrder::Relaxed {
-            let class = drfrlx::class_at(src, c.class.map(checker_class));
+            let class = drfrlx::class_at(src, c.class);
             (class, drfrlx::relaxed_order(class))
         } else {
             (None, order(c.order))
@@ -824,16 +824,5 @@ impl ThreadRun<'_, '_> {
                 (Val::Int(ok as i64), read)
             }
         }
-    }
-}
-
-/// The checker's class for a litmus class name.
-fn checker_class(c: RlxClass) -> drfrlx::Class {
-    match c {
-        RlxClass::Unpaired => drfrlx::Class::Unpaired,
-        RlxClass::Commutative => drfrlx::Class::Commutative,
-        RlxClass::NonOrdering => drfrlx::Class::NonOrdering,
-        RlxClass::Quantum => drfrlx::Class::Quantum,
-        RlxClass::Speculative => drfrlx::Class::Speculative,
     }
 }

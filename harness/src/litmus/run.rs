@@ -254,16 +254,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
     let notes = validate(test, model)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
-    let observed: Vec<StateVar> = test
-        .condition
-        .iter()
-        .flat_map(|c| prop_vars(&c.prop))
-        .chain(test.locations.iter().cloned())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    // One leak per checked file: events carry `&'static str` file names.
-    let file_static: &'static str = Box::leak(file.to_string().into_boxed_str());
+    let observed = observed_vars(test);
+    let file_static = leak_name(file);
     let prog = Program {
         test,
         layout: &layout,
@@ -442,12 +434,35 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         elapsed: r.elapsed,
         notes,
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
-        loc_names: layout
-            .names
-            .iter()
-            .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
-            .collect(),
+        loc_names: loc_names(&layout),
     })
+}
+
+/// The variables of the final state: those the condition and the
+/// `locations` clause name, in herd's order.
+pub(super) fn observed_vars(test: &Test) -> Vec<StateVar> {
+    test.condition
+        .iter()
+        .flat_map(|c| prop_vars(&c.prop))
+        .chain(test.locations.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The file name as events carry it (`&'static str`): one leak per
+/// checked file.
+pub(super) fn leak_name(file: &str) -> &'static str {
+    Box::leak(file.to_string().into_boxed_str())
+}
+
+/// The litmus name of each location in allocation order (`x`, `y[1]`).
+pub(super) fn loc_names(layout: &Layout) -> Vec<String> {
+    layout
+        .names
+        .iter()
+        .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
+        .collect()
 }
 
 /// A race of an opencl execution as a failure report, like the engine's.
