@@ -357,9 +357,34 @@ fn small(u: &mut Unstructured) -> Result<i32> {
     u.int_in_range(1..=2)
 }
 
+/// A program-wide leaning of the orders, as in the litmus families'
+/// variants (`-rlx`, `-relacq`, `-sc`): uniform choices alone rarely give
+/// every access of a cycle the same strength (store buffering with four
+/// seq_cst accesses, say), which is where models differ most.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Bias {
+    Relaxed,
+    RelAcq,
+    SeqCst,
+}
+
+impl Bias {
+    /// The order this leaning picks among `orders` (the valid ones).
+    fn pick(self, orders: &[Order]) -> Option<Order> {
+        let want: &[Order] = match self {
+            Bias::Relaxed => &[Order::Relaxed],
+            Bias::RelAcq => &[Order::AcqRel, Order::Acquire, Order::Release],
+            Bias::SeqCst => &[Order::SeqCst],
+        };
+        // RMWs and fences take acq_rel; loads acquire; stores release.
+        want.iter().copied().find(|o| orders.contains(o))
+    }
+}
+
 /// The generator's state for one thread.
 struct ThreadGen<'s> {
     shape: &'s Shape,
+    bias: Option<Bias>,
     gpu: bool,
     regs: usize,
     published: Vec<usize>,
@@ -396,7 +421,14 @@ impl ThreadGen<'_> {
                 }
             }),
             Mode::General => {
-                let order = *u.choose(orders)?;
+                let leaning = match self.bias {
+                    Some(b) if u.ratio(3, 4)? => b.pick(orders),
+                    _ => None,
+                };
+                let order = match leaning {
+                    Some(o) => o,
+                    None => *u.choose(orders)?,
+                };
                 let scope = self.scope(u)?;
                 let class = if order == Order::Relaxed && u.ratio(1, 4)? {
                     Some(*u.choose(ALL_CLASSES)?)
@@ -437,7 +469,13 @@ impl ThreadGen<'_> {
             });
         }
         let loc = u.int_in_range(0..=1)?;
-        let kinds = if self.shape.fences_and_cas { 7 } else { 5 };
+        self.access_step(u, loc, self.shape.fences_and_cas)
+    }
+
+    /// An atomic access to `loc` (or, with `extra`, possibly a
+    /// compare-exchange or a fence).
+    fn access_step(&mut self, u: &mut Unstructured, loc: usize, extra: bool) -> Result<Step> {
+        let kinds = if extra { 7 } else { 5 };
         Ok(match u.int_in_range(0..=kinds - 1)? {
             0 | 1 => Step::Load {
                 loc,
@@ -471,7 +509,10 @@ impl ThreadGen<'_> {
                 ok: self.reg(),
             },
             _ => Step::Fence {
-                order: *u.choose(FENCE_ORDERS)?,
+                order: match self.bias.and_then(|b| b.pick(FENCE_ORDERS)) {
+                    Some(o) if u.ratio(3, 4)? => o,
+                    _ => *u.choose(FENCE_ORDERS)?,
+                },
                 scope: self.scope(u)?,
             },
         })
@@ -484,9 +525,11 @@ impl Program {
     pub fn generate(u: &mut Unstructured, shape: &Shape) -> Result<Program> {
         let n = u.int_in_range(2..=shape.max_threads.max(2))?;
         let gpu = shape.gpu && u.arbitrary::<bool>()?;
+        let bias = *u.choose(&[None, Some(Bias::Relaxed), Some(Bias::RelAcq), Some(Bias::SeqCst)])?;
         let max_steps = if n == 2 { shape.max_steps_2 } else { shape.max_steps_3 };
         let mut threads = Vec::new();
-        for _ in 0..n {
+        let cyclic = u.arbitrary::<bool>()?;
+        for i in 0..n {
             let place = if gpu {
                 Some((u.int_in_range(0..=1)?, u.int_in_range(0..=1)?))
             } else {
@@ -494,12 +537,34 @@ impl Program {
             };
             let mut g = ThreadGen {
                 shape,
+                bias,
                 gpu,
                 regs: 0,
                 published: Vec::new(),
             };
             let mut left = u.int_in_range(1..=max_steps.max(1))?;
             let mut steps = Vec::new();
+            if cyclic && max_steps >= 2 {
+                // Thread t goes from location t % 2 to the other one, as in
+                // SB, MP, LB, 2+2W, S, R, WRC, IRIW: the critical cycles of
+                // the classic litmus tests, where models differ.
+                left = max_steps;
+                let first = i % 2;
+                steps.push(g.access_step(u, first, false)?);
+                if shape.fences_and_cas && max_steps >= 3 && u.ratio(1, 3)? {
+                    let order = match bias.and_then(|b| b.pick(FENCE_ORDERS)) {
+                        Some(o) => o,
+                        None => *u.choose(FENCE_ORDERS)?,
+                    };
+                    steps.push(Step::Fence {
+                        order,
+                        scope: g.scope(u)?,
+                    });
+                    left -= 1;
+                }
+                steps.push(g.access_step(u, 1 - first, false)?);
+                left -= 2;
+            }
             while left > 0 {
                 steps.push(g.step(u, &mut left, true)?);
             }

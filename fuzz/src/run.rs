@@ -4,6 +4,7 @@ use scopecheck::litmus::interp::FinalState;
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
 use scopecheck::{MemoryModel, Strategy};
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// The file name findings are reported under.
 pub const FILE: &str = "fuzz.litmus";
@@ -12,9 +13,21 @@ pub const FILE: &str = "fuzz.litmus";
 /// with `strategy`; panics with the text when the checker refuses it or
 /// fails inside.
 pub fn run(src: &str, model: MemoryModel, strategy: Strategy) -> TestResult {
+    let r = run_for(src, model, strategy, None);
+    assert!(
+        r.complete,
+        "exploration cut short under {model:?}: {:?}\n{src}",
+        r.incomplete_reason
+    );
+    r
+}
+
+/// Like [`run`], but stops after `limit` (the result then says it is incomplete).
+pub fn run_for(src: &str, model: MemoryModel, strategy: Strategy, limit: Option<Duration>) -> TestResult {
     let opts = Options {
         model: Some(LitmusModel::Engine(model)),
         strategy: strategy.clone(),
+        max_duration: limit,
         ..Options::default()
     };
     let r = match check_source(FILE, src, &opts) {
@@ -28,11 +41,6 @@ pub fn run(src: &str, model: MemoryModel, strategy: Strategy) -> TestResult {
         r.failures.is_empty(),
         "a generated program failed under {model:?} ({strategy:?}): {:?}\n{src}",
         r.failures.iter().map(|f| &f.message).collect::<Vec<_>>()
-    );
-    assert!(
-        r.complete,
-        "exploration cut short under {model:?}: {:?}\n{src}",
-        r.incomplete_reason
     );
     r
 }

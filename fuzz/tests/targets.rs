@@ -77,7 +77,11 @@ fn drive(target: &str, n: usize, max_len: usize) {
             let len = rng.random_range(0..=max_len);
             (0..len).map(|_| rng.random()).collect()
         };
+        let t = Instant::now();
         let r = std::panic::catch_unwind(|| run_target(target, &data));
+        if t.elapsed().as_secs_f64() > 1.0 {
+            eprintln!("{target}: random input {i} took {:?}", t.elapsed());
+        }
         assert!(
             r.is_ok(),
             "{target} failed on random input {i}; bytes to add to corpus/{target}/: {data:?}"
@@ -97,17 +101,17 @@ fn parse() {
 
 #[test]
 fn differential() {
-    drive("differential", cases(300), 96);
+    drive("differential", cases(200), 96);
 }
 
 #[test]
 fn models() {
-    drive("models", cases(3000), 96);
+    drive("models", cases(1500), 96);
 }
 
 #[test]
 fn drfrlx() {
-    drive("drfrlx", cases(2000), 96);
+    drive("drfrlx", cases(800), 96);
 }
 
 #[test]
