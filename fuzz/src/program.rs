@@ -236,6 +236,16 @@ pub enum Step {
         /// Value stored.
         value: i32,
     },
+    /// `while (atomic_load_explicit(loc, ..) != value) { }`: a spin wait,
+    /// bounded by the litmus unroll bound (executions past it are dropped).
+    Await {
+        /// Atomic location index.
+        loc: usize,
+        /// The value waited for.
+        value: i32,
+        /// Order, scope, class of the load.
+        access: Access,
+    },
     /// `if (rR == value) { then }` (one level, no nested branch).
     If {
         /// The register tested (assigned earlier in the thread).
@@ -287,6 +297,8 @@ pub struct Shape {
     pub fences_and_cas: bool,
     /// Whether `if (r == k)` branches may appear.
     pub branches: bool,
+    /// Whether spin waits (`while (load != k) { }`) may appear.
+    pub waits: bool,
     /// One in how many statements is a plain access (0: none).
     pub plain_one_in: u32,
     /// The family.
@@ -303,6 +315,7 @@ impl Shape {
             gpu: true,
             fences_and_cas: true,
             branches: true,
+            waits: true,
             plain_one_in: 6,
             mode: Mode::General,
         }
@@ -317,6 +330,7 @@ impl Shape {
             gpu: true,
             fences_and_cas: true,
             branches: true,
+            waits: true,
             plain_one_in: 6,
             mode: Mode::General,
         }
@@ -339,6 +353,7 @@ impl Shape {
             gpu: false,
             fences_and_cas: false,
             branches: true,
+            waits: false,
             plain_one_in: 8,
             mode: Mode::Drfrlx,
         }
@@ -461,6 +476,13 @@ impl ThreadGen<'_> {
             return Ok(Step::If { reg, value, then });
         }
         *left -= 1;
+        if top && self.shape.waits && u.ratio(1, 12)? {
+            return Ok(Step::Await {
+                loc: u.int_in_range(0..=1)?,
+                value: small(u)?,
+                access: self.access(u, LOAD_ORDERS)?,
+            });
+        }
         if self.shape.plain_one_in > 0 && u.ratio(1, self.shape.plain_one_in)? {
             return Ok(if u.arbitrary::<bool>()? {
                 Step::PlainLoad { reg: self.reg() }
@@ -592,6 +614,7 @@ impl Program {
                     | Step::Store { access, .. }
                     | Step::FetchAdd { access, .. }
                     | Step::Exchange { access, .. }
+                    | Step::Await { access, .. }
                     | Step::Cas { access, .. } => &mut access.scope,
                     Step::Fence { scope, .. } => scope,
                     Step::If { then, .. } => {
@@ -768,6 +791,12 @@ fn print_steps(s: &mut String, steps: &[Step], depth: usize) {
                 Some(sc) => writeln!(s, "{pad}atomic_thread_fence({}, {});", order.name(), sc.name()),
                 None => writeln!(s, "{pad}atomic_thread_fence({});", order.name()),
             },
+            Step::Await { loc, value, access } => writeln!(
+                s,
+                "{pad}while (atomic_load_explicit({}{}) != {value}) {{ }}",
+                LOCS[*loc],
+                access.tail()
+            ),
             Step::PlainLoad { reg } => writeln!(s, "{pad}r{reg} = *d;"),
             Step::PlainStore { value } => writeln!(s, "{pad}*d = {value};"),
             Step::If { reg, value, then } => {

@@ -111,7 +111,7 @@ fn models() {
 
 #[test]
 fn drfrlx() {
-    drive("drfrlx", cases(800), 96);
+    drive("drfrlx", cases(600), 96);
 }
 
 #[test]
@@ -146,6 +146,7 @@ fn the_generator_exercises_what_the_properties_are_about() {
         "memory_scope_system",
         "rlx_quantum",
         "if (r",
+        "while (atomic_load_explicit(",
         "atomic_thread_fence(memory_order_seq_cst",
         "atomic_compare_exchange_strong_explicit",
         "atomic_exchange_explicit",
