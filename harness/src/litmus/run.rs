@@ -450,10 +450,18 @@ pub(super) fn observed_vars(test: &Test) -> Vec<StateVar> {
         .collect()
 }
 
-/// The file name as events carry it (`&'static str`): one leak per
-/// checked file.
+/// The file name as events carry it (`&'static str`): leaked once per
+/// distinct name, so that checking the same file (or a fuzzer's fixed name)
+/// again and again does not grow memory.
 pub(super) fn leak_name(file: &str) -> &'static str {
-    Box::leak(file.to_string().into_boxed_str())
+    static NAMES: std::sync::Mutex<BTreeSet<&'static str>> = std::sync::Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.get(file) {
+        return n;
+    }
+    let n: &'static str = Box::leak(file.to_string().into_boxed_str());
+    names.insert(n);
+    n
 }
 
 /// The litmus name of each location in allocation order (`x`, `y[1]`).
