@@ -538,6 +538,15 @@ impl Program {
             // Each reader reads 0 or 1, independently.
             Program::Readers { n } => Some(1 << n),
             Program::LastZero { n } => last_zero_executions(n as u64),
+            // One update, two tries (counted by hand). First try: reading
+            // sequence 2 (acquire: data 1, 1, then 2 again) succeeds, 1 way;
+            // reading 0, data (0, 0) and 0 again succeeds, 1 way; reading 1
+            // retries, and the second try (not older: 1 or 2) gives 2 ways.
+            // Reading 0 and then failing: data (0, 0) with the second read
+            // 1 (2 continuations: 1 or 2) or 2 (1: 2), 3 ways; data with a 1
+            // in it (3 pairs; the fences force the second read to 1 or 2),
+            // 3 × 3 = 9 ways. Total 1 + 1 + 2 + 3 + 9 = 16.
+            Program::Seqlock { writes: 1 } => Some(16),
             Program::Treiber { .. } | Program::Seqlock { .. } => None,
         }
     }
@@ -1551,6 +1560,7 @@ mod tests {
             (Program::LastZero { n: 3 }, 12),
             (Program::LastZero { n: 4 }, 28),
             (Program::LastZero { n: 8 }, 704),
+            (Program::Seqlock { writes: 1 }, 16),
         ];
         for (p, n) in cheap {
             assert_eq!(p.expected_rc11_executions(), Some(n), "{}", p.name());
