@@ -29,6 +29,8 @@
 //! started with `--child`), so that its peak RSS is its own and a run that
 //! takes too long can be stopped (`--timeout`).
 
+pub mod bugs;
+
 use std::fmt::Write as _;
 use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -38,6 +40,14 @@ use std::time::{Duration, Instant};
 
 /// Counts invocations of the program closure, for every tool alike.
 static CLOSURE_RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// The tool runners keep process-wide counters: tests that run a tool hold
+/// this lock so that they do not run at once.
+#[cfg(test)]
+pub(crate) fn tests_serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 /// Counts program runs whose outcome the program's own logic forbids (the
 /// programs report this instead of panicking, so every tool runs to the end).
 static FORBIDDEN: AtomicU64 = AtomicU64::new(0);
