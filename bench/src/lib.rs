@@ -1479,14 +1479,9 @@ pub fn main_with_args<I: IntoIterator<Item = String>>(args: I) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
-
-    /// The closure counters are process-wide: tests that run a tool take
-    /// this lock so they do not run at once.
-    static SERIAL: Mutex<()> = Mutex::new(());
 
     fn serial() -> std::sync::MutexGuard<'static, ()> {
-        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+        crate::tests_serial()
     }
 
     fn small_opts(tools: &[Tool]) -> Options {

@@ -285,11 +285,16 @@ impl Engine {
             return;
         }
         let mut pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
-        let locs: Vec<Loc> = self.graph.locs().map(|(l, _)| *l).collect();
-        let memory: Vec<(EventId, EventId, String)> = locs
-            .into_iter()
-            .filter_map(|l| self.memory.find_race(&self.graph, l, self.model.sync_rules()))
-            .collect();
+        // Races that a memory kind makes (system-scope atomics that are not
+        // atomic there); without memory kinds, none.
+        let memory: Vec<(EventId, EventId, String)> = if self.memory.is_empty() {
+            Vec::new()
+        } else {
+            self.graph
+                .locs()
+                .filter_map(|(l, _)| self.memory.find_race(&self.graph, *l, self.model.sync_rules()))
+                .collect()
+        };
         pairs.retain(|(a, b)| !memory.iter().any(|(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a)));
         if pairs.is_empty() && memory.is_empty() {
             return;

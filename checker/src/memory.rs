@@ -191,6 +191,12 @@ impl MemoryTable {
         self.kinds.get(&loc).copied()
     }
 
+    /// Whether no location has a memory kind (the usual case: then nothing
+    /// here needs judging).
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
     /// Whether `loc` was given a memory kind (its accesses are then judged here).
     pub fn tracked(&self, loc: Loc) -> bool {
         self.kinds.contains_key(&loc)
@@ -207,18 +213,18 @@ impl MemoryTable {
     /// nothing, so a release/acquire pair of them orders nothing either.
     pub fn find_race(&self, g: &ExecutionGraph, loc: Loc, rules: SyncRules) -> Option<(EventId, EventId, String)> {
         let res = self.get(loc)?;
-        let mut plain = Vec::new();
-        let mut here = Vec::new();
-        for (l, _) in g.locs() {
-            let Some(r) = self.get(*l) else { continue };
-            let found = self.plain_accesses(g, *l, r);
-            if *l == loc {
-                here.clone_from(&found);
-            }
-            plain.extend(found.into_iter().map(|(e, _)| e));
-        }
+        // This location first: most accesses are atomic where they are,
+        // and then nothing else needs looking at.
+        let here = self.plain_accesses(g, loc, res);
         if here.is_empty() {
             return None;
+        }
+        let mut plain: Vec<EventId> = here.iter().map(|(e, _)| *e).collect();
+        for (l, _) in g.locs() {
+            let Some(r) = self.get(*l).filter(|_| *l != loc) else {
+                continue;
+            };
+            plain.extend(self.plain_accesses(g, *l, r).into_iter().map(|(e, _)| e));
         }
         let mut g2 = g.clone();
         for &e in &plain {

@@ -28,12 +28,11 @@
 //!    choices is explored, each under `sc`. Its executions replace step 1's
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
-//! 3. The program under the weak model ([`Check::weak_model`]) mapped as a
-//!    DRFrlx system: unpaired accesses as `SeqCst` (see
-//!    [`scopecheck_instrument::drfrlx::set_unpaired_order`]) and every paired
-//!    access between two seq_cst fences, so that relaxed classes move
-//!    across each other and data but not across paired atomics (see
-//!    [`scopecheck_instrument::rt::set_paired_fences`]): a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
+//! 3. The program under the weak model ([`Check::weak_model`]) mapped onto a
+//!    DRFrlx system ([`scopecheck_instrument::rt::set_drfrlx_system`]):
+//!    unpaired accesses as `SeqCst`, and every paired access between two
+//!    seq_cst fences, so that relaxed classes move across each other and
+//!    data but not across paired atomics: a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
 //!    blamed on the illegal races or quantum accesses found. With neither,
 //!    it would contradict the DRFrlx theorem: the report says it is a
 //!    checker bug.
@@ -189,7 +188,7 @@ impl DrfReport {
     /// No illegal race and no failure (non-SC outcomes follow from races,
     /// except a checker bug, which is a failure too).
     pub fn is_legal(&self) -> bool {
-        self.races.is_empty() && self.failures.is_empty() && self.non_sc.iter().all(|o| !o.blamed.is_empty())
+        self.races.is_empty() && self.failures.is_empty()
     }
 
     /// The kinds of the races found, sorted, without repetition.
@@ -441,8 +440,7 @@ impl Check {
     /// Runs the whole check on `f`.
     pub fn explore<F: Fn()>(&self, f: F) -> DrfReport {
         shim::set_site_classes(Vec::new());
-        shim::set_unpaired_order(Order::Relaxed);
-        rt::set_paired_fences(false);
+        rt::set_drfrlx_system(false);
         shim::take_tracked_sites();
         let mut report = DrfReport::default();
         let none = ClassOverride::default();
@@ -467,8 +465,7 @@ impl Check {
         };
 
         // 3. The weak model.
-        shim::set_unpaired_order(Order::SeqCst);
-        rt::set_paired_fences(true);
+        rt::set_drfrlx_system(true);
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
         let mut names: HashMap<Loc, String> = HashMap::new();
         let weak = rt::run_with(&self.config(self.weak_model), &f, &mut |g: &ExecutionGraph, end| {
@@ -480,8 +477,7 @@ impl Check {
                 weak_states.insert(state);
             }
         });
-        rt::set_paired_fences(false);
-        shim::set_unpaired_order(Order::Relaxed);
+        rt::set_drfrlx_system(false);
         report.weak_executions = weak.stats.complete;
         if let Some(why) = &weak.incomplete_reason {
             report
@@ -623,25 +619,19 @@ impl Check {
             // judged again with other classes; with them, the classes change
             // which program is run, so it runs again.
             let legal_with = |class: AccessClass| -> bool {
-                let becomes_quantum = class == AccessClass::Relaxed(Class::Quantum);
-                if !quantum && !becomes_quantum {
+                let classes = with(class);
+                if !quantum && class != AccessClass::Relaxed(Class::Quantum) {
                     return judged
                         .graphs
                         .iter()
-                        .all(|g| analyze(g, &with(class)).map(|rs| rs.is_empty()).unwrap_or(false));
+                        .all(|g| analyze(g, &classes).map(|rs| rs.is_empty()).unwrap_or(false));
                 }
                 let shim_class = match class {
                     AccessClass::Relaxed(c) => Some(c),
                     _ => None,
                 };
                 shim::set_site_classes(group.iter().map(|&(s, _)| (s, shim_class)).collect());
-                let j = if quantum || becomes_quantum {
-                    self.judge_quantum(f, &with(class), domains, false)
-                } else {
-                    let mut j = Judged::default();
-                    self.judge_once(f, &with(class), false, &mut j);
-                    j
-                };
+                let j = self.judge_quantum(f, &classes, domains, false);
                 shim::set_site_classes(Vec::new());
                 j.races.is_empty() && j.failures.is_empty() && j.internal.is_empty() && j.incomplete.is_empty()
             };
@@ -655,19 +645,11 @@ impl Check {
                     legal.push(c);
                 }
             }
-            legal.sort_by_key(|c| c.preference());
+            // `Class::ALL` is in preference order, and so is `legal`.
             // Paired: an order stronger than relaxed (as the shim cannot
             // change a site's order, paired is judged on the class alone,
             // which is what DRFrlx's race definitions look at).
-            let paired_legal = if quantum {
-                legal_with(AccessClass::Paired)
-            } else {
-                judged.graphs.iter().all(|g| {
-                    analyze(g, &with(AccessClass::Paired))
-                        .map(|rs| rs.is_empty())
-                        .unwrap_or(false)
-                })
-            };
+            let paired_legal = legal_with(AccessClass::Paired);
             let suggestion = match legal.first() {
                 Some(&c) => Suggestion::Class(c),
                 None if paired_legal => Suggestion::MustBePaired,

@@ -771,18 +771,35 @@ fn an_asserted_address_space_must_match_the_cells() {
         "{}",
         f.message
     );
-    // A matching assertion, and any assertion on a cell whose space was not said, are fine.
+    // A matching assertion, and any assertion on a cell whose space was not
+    // said, are fine. (Local memory is reached only inside a kernel: a host
+    // thread touching it is a misuse of its own.)
     scopecheck::model(|| {
-        let l = Plain::local(0i32);
+        use scopecheck::gpu::{launch, Launch};
         let g = Plain::global(0i32);
         let n = Plain::new(0i32);
-        AtomicRef::sycl_in(
-            &l,
-            memory_order::relaxed,
-            memory_scope::work_group,
-            address_space::local_space,
-        )
-        .store(1);
+        launch(
+            Launch::new(1, 1),
+            |_| Plain::local(0i32),
+            |item| {
+                let l = item.shared();
+                AtomicRef::sycl_in(
+                    l,
+                    memory_order::relaxed,
+                    memory_scope::work_group,
+                    address_space::local_space,
+                )
+                .store(1);
+                AtomicRef::sycl_in(
+                    l,
+                    memory_order::relaxed,
+                    memory_scope::device,
+                    address_space::generic_space,
+                )
+                .store(2);
+                assert_eq!(l.read(), 2);
+            },
+        );
         AtomicRef::sycl_in(
             &g,
             memory_order::relaxed,
@@ -797,14 +814,7 @@ fn an_asserted_address_space_must_match_the_cells() {
             address_space::local_space,
         )
         .store(1);
-        AtomicRef::sycl_in(
-            &l,
-            memory_order::relaxed,
-            memory_scope::device,
-            address_space::generic_space,
-        )
-        .store(2);
-        assert_eq!((l.read(), g.read(), n.read()), (2, 1, 1));
+        assert_eq!((g.read(), n.read()), (1, 1));
     });
 }
 
@@ -921,4 +931,41 @@ fn local_memory_counts_at_work_group_scope_and_global_at_device_scope() {
     assert!(r.failures().is_empty(), "{r}");
     assert_eq!(o, set([(2, 4)]));
     assert_eq!(r.executions(), 8);
+}
+
+/// A `Plain::local` cell lives in local memory: a barrier fencing only
+/// local memory orders a handoff through it (one execution, no race), and
+/// one fencing only global memory does not (a data race that names the
+/// fence). The cell once sat in global memory whatever its address space.
+#[test]
+fn a_local_plain_cell_follows_local_barriers() {
+    use scopecheck::gpu::{launch, FenceSpace, Launch};
+    let handoff = |fence: FenceSpace| {
+        let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
+        outcomes(&b, |rec: &dyn Fn(u32)| {
+            let got = Plain::new(0u32);
+            launch(
+                Launch::new(1, 2),
+                |_| Plain::local(0u32),
+                |item| {
+                    if item.thread_idx() == 0 {
+                        item.shared().write(7);
+                    }
+                    item.barrier(fence);
+                    if item.thread_idx() == 1 {
+                        got.write(item.shared().read());
+                    }
+                },
+            );
+            rec(got.read());
+        })
+    };
+    let (o, r) = handoff(FenceSpace::Local);
+    assert!(r.failures().is_empty(), "{r}");
+    assert_eq!((o, r.executions()), (set([7]), 1));
+    let (_, r) = handoff(FenceSpace::Global);
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
+    assert!(f.message.contains("in local memory"), "{}", f.message);
 }

@@ -72,8 +72,15 @@ pub(crate) struct RawAtomic {
 impl RawAtomic {
     #[track_caller]
     pub(crate) fn new(v: Value, ty: ValueType, kind: LocKind) -> RawAtomic {
+        RawAtomic::new_in(v, ty, kind, Space::Global)
+    }
+
+    /// A location in memory space `space` (local memory follows local
+    /// happens-before: `space.rs`).
+    #[track_caller]
+    pub(crate) fn new_in(v: Value, ty: ValueType, kind: LocKind, space: Space) -> RawAtomic {
         RawAtomic {
-            loc: alloc(ty.mask(v), kind),
+            loc: alloc_in(ty.mask(v), kind, space),
             ty,
         }
     }

@@ -26,7 +26,7 @@
 
 use crate::atomic::RawAtomic;
 use crate::rt;
-use scopecheck_checker::event::{EventId, Loc, Order, RmwOp, Scope, SourceLoc, ThreadId, Value};
+use scopecheck_checker::event::{EventId, Loc, Order, RmwOp, Scope, SourceLoc, ThreadId, Value, ValueType};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
@@ -150,9 +150,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
         } else {
             None
         };
-        rt::set_next_class(class);
-        let v = self.raw.load_at(Self::order(class), self.scope);
-        rt::set_next_class(None);
+        let v = classified(class, || self.raw.load_at(Self::order(class), self.scope));
         self.observed(chosen.unwrap_or(v), rt::last_read())
     }
 
@@ -165,9 +163,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
             note_written(self.raw.loc, v);
             v = choose(self.raw.loc, 2).unwrap_or(v);
         }
-        rt::set_next_class(class);
-        self.raw.store_at(v, Self::order(class), self.scope);
-        rt::set_next_class(None);
+        classified(class, || self.raw.store_at(v, Self::order(class), self.scope));
     }
 
     /// Runs an RMW; `(value returned, whether it wrote)`.
@@ -175,26 +171,11 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     fn rmw_raw(&self, op: RmwOp) -> (Value, bool) {
         let class = self.class();
         let order = Self::order(class);
+        let run = |op: RmwOp| classified(class, || self.raw.rmw_at(op, order, order, self.scope));
         if Self::quantum(class) {
-            // Section 3.4.3: "a quantum RMW's load and store are both
-            // replaced": it returns one chosen value and writes another.
-            let read = choose(self.raw.loc, 0);
-            let write = choose(self.raw.loc, 1);
-            let expected = match op {
-                RmwOp::Cas { expected, .. } => Some(expected),
-                _ => None,
-            };
-            let written = write.or_else(|| op.apply(self.raw.ty, 0)).unwrap_or(0);
-            rt::set_next_class(class);
-            let (old, _) = self.raw.rmw_at(RmwOp::Swap(written), order, order, self.scope);
-            rt::set_next_class(None);
-            let seen = read.unwrap_or(old);
-            return (seen, expected.is_none_or(|e| e == seen));
+            return quantum_rmw(self.raw.loc, self.raw.ty, op, |swap| run(swap).0);
         }
-        rt::set_next_class(class);
-        let r = self.raw.rmw_at(op, order, order, self.scope);
-        rt::set_next_class(None);
-        r
+        run(op)
     }
 
     #[track_caller]
@@ -312,8 +293,6 @@ struct Oracle {
 struct Settings {
     /// Lines whose accesses take another class (or none) than the program's.
     sites: Vec<(SourceLoc, Option<Class>)>,
-    /// The order unpaired accesses run with.
-    unpaired_order: Order,
     /// Lines that issued accesses through [`Rlx`] (their observations are
     /// tracked, and they can be made quantum).
     tracked: Vec<SourceLoc>,
@@ -322,7 +301,7 @@ struct Settings {
 thread_local! {
     static ORACLE: RefCell<Option<Oracle>> = const { RefCell::new(None) };
     static SETTINGS: RefCell<Settings> = const {
-        RefCell::new(Settings { sites: Vec::new(), unpaired_order: Order::Relaxed, tracked: Vec::new() })
+        RefCell::new(Settings { sites: Vec::new(), tracked: Vec::new() })
     };
 }
 
@@ -356,28 +335,45 @@ pub fn class_at(site: SourceLoc, class: Option<Class>) -> Option<Class> {
 }
 
 /// The order a relaxed access of `class` runs with: relaxed, except unpaired
-/// accesses under a weak-model run that maps them to a stronger order (see
-/// [`set_unpaired_order`]).
+/// accesses while the run maps the program onto a DRFrlx system
+/// ([`rt::set_drfrlx_system`]), where they are `SeqCst`.
 pub fn relaxed_order(class: Option<Class>) -> Order {
     match class {
-        Some(Class::Unpaired) => SETTINGS.with(|s| s.borrow().unpaired_order),
+        Some(Class::Unpaired) if rt::drfrlx_system() => Order::SeqCst,
         _ => Order::Relaxed,
     }
+}
+
+/// Runs `access` as the calling thread's access of `class`: its events take
+/// the class (the runtime announces it before and withdraws it after).
+pub fn classified<R>(class: Option<Class>, access: impl FnOnce() -> R) -> R {
+    rt::set_next_class(class);
+    let r = access();
+    rt::set_next_class(None);
+    r
+}
+
+/// A quantum RMW of `op` on `loc` (section 3.4.3: "a quantum RMW's load and
+/// store are both replaced"): it returns one chosen value and writes
+/// another, as the swap that `swap` performs (still an RMW of its location,
+/// so races are judged on it). `(value returned, whether a CAS succeeded)`.
+pub fn quantum_rmw(loc: Loc, ty: ValueType, op: RmwOp, swap: impl FnOnce(RmwOp) -> Value) -> (Value, bool) {
+    let read = choose(loc, 0);
+    let write = choose(loc, 1);
+    let written = write.or_else(|| op.apply(ty, 0)).unwrap_or(0);
+    let old = swap(RmwOp::Swap(written));
+    let seen = read.unwrap_or(old);
+    let ok = match op {
+        RmwOp::Cas { expected, .. } => expected == seen,
+        _ => true,
+    };
+    (seen, ok)
 }
 
 /// Whether an access of `class` takes its values from the quantum oracle
 /// (a quantum access during a quantum-equivalent run).
 pub fn quantum_active(class: Option<Class>) -> bool {
     class == Some(Class::Quantum) && ORACLE.with(|o| o.borrow().is_some())
-}
-
-/// The order unpaired accesses run with (relaxed unless changed). DRF1
-/// hardware keeps unpaired atomics in program order with the other atomics
-/// of their thread; C11's nearest order that does so is `SeqCst`, which is
-/// what a weak-model run of a DRFrlx program uses (seed 004, section 3.7:
-/// the theorem assumes a DRF1-compliant system).
-pub fn set_unpaired_order(o: Order) {
-    SETTINGS.with(|s| s.borrow_mut().unpaired_order = o);
 }
 
 /// Makes quantum accesses choose their values from `plan` until

@@ -33,8 +33,12 @@ pub enum RlxClass {
 }
 
 impl RlxClass {
-    /// Every class, in the order inference prefers them (see
-    /// [`RlxClass::preference`]).
+    /// Every class, in the order inference prefers them. Section 3.6:
+    /// commutative, non-ordering, quantum and speculative allow the same
+    /// hardware reorderings (all of relaxed), unpaired fewer (DRF1 keeps them
+    /// in program order with other atomics). Among the four, those that keep
+    /// the SC guarantee for the program itself come before quantum, whose
+    /// guarantee only covers the quantum-equivalent program.
     pub const ALL: [RlxClass; 5] = [
         RlxClass::Commutative,
         RlxClass::NonOrdering,
@@ -52,16 +56,6 @@ impl RlxClass {
             RlxClass::Quantum => "quantum",
             RlxClass::Speculative => "speculative",
         }
-    }
-
-    /// Rank for suggestions, lower first. Section 3.6: commutative,
-    /// non-ordering, quantum and speculative allow the same hardware
-    /// reorderings (all of relaxed), unpaired fewer (DRF1 keeps them in
-    /// program order with other atomics). Among the four, those that keep
-    /// the SC guarantee for the program itself come before quantum, whose
-    /// guarantee only covers the quantum-equivalent program.
-    pub fn preference(self) -> usize {
-        RlxClass::ALL.iter().position(|&c| c == self).expect("listed")
     }
 }
 

@@ -56,14 +56,15 @@ impl MemoryModel {
         }
     }
 
-    /// Parses a model name.
+    /// Parses the name of a model a user may choose. `porf` is not one: it
+    /// is the `opencl` model's base (no coherence, no races), not a model to
+    /// check a program under.
     pub fn from_name(s: &str) -> Option<MemoryModel> {
         match s {
             "sc" => Some(MemoryModel::Sc),
             "rc11" | "c11" => Some(MemoryModel::Rc11),
             "cpp20" | "c++20" | "rust" => Some(MemoryModel::Cpp20),
             "src11" => Some(MemoryModel::Src11),
-            "porf" => Some(MemoryModel::Porf),
             _ => None,
         }
     }

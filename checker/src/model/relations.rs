@@ -306,9 +306,9 @@ impl Relations {
         }
         // hb_s = (po ∪ bar_s ∪ sw)+ for each space s (`space.rs`, rules 3 and 5).
         let hb_in = |bar: &Rel| {
+            // (po ∪ bar ∪ sw)+: one closure ((A ∪ B)+ = (A+ ∪ B)+).
             let mut hb1 = po1.clone();
             hb1.union_with(bar);
-            let mut hb1 = hb1.closure();
             hb1.union_with(&sw);
             hb1.closure()
         };

@@ -564,9 +564,7 @@ impl ThreadRun<'_, '_> {
         match &e.kind {
             ExprKind::Int(i) => Val::Int(*i),
             ExprKind::Var(n) => {
-                if let Some(read) = self.unused_reads.remove(n) {
-                    rt::observe(read);
-                }
+                self.use_reg(n);
                 match self.regs.get(n) {
                     Some(v) => *v,
                     None => self.prog.layout.addr(n).unwrap_or(Val::Int(0)),
@@ -608,6 +606,14 @@ impl ThreadRun<'_, '_> {
                 }
                 v
             }
+        }
+    }
+
+    /// The thread uses register `name`: the first use of an atomic read's
+    /// value observes that read (DRFrlx).
+    fn use_reg(&mut self, name: &str) {
+        if let Some(read) = self.unused_reads.remove(name) {
+            rt::observe(read);
         }
     }
 
@@ -686,46 +692,32 @@ impl ThreadRun<'_, '_> {
         };
         let quantum = drfrlx::quantum_active(class);
         let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool) {
-            rt::set_next_class(class);
-            let r = match rt::op_at(
-                Op::Rmw {
-                    loc,
-                    op,
-                    ty: LITMUS_TYPE,
-                    success: o,
-                    failure,
-                    await_: None,
-                    scope,
-                },
-                th.src(pos),
-            ) {
-                OpResult::Value(v) => (v, true),
-                OpResult::Cas(v, ok) => (v, ok),
-                r => panic!("scopecheck internal error: rmw answered {r:?}"),
-            };
-            rt::set_next_class(None);
-            r
+            drfrlx::classified(class, || {
+                match rt::op_at(
+                    Op::Rmw {
+                        loc,
+                        op,
+                        ty: LITMUS_TYPE,
+                        success: o,
+                        failure,
+                        await_: None,
+                        scope,
+                    },
+                    th.src(pos),
+                ) {
+                    OpResult::Value(v) => (v, true),
+                    OpResult::Cas(v, ok) => (v, ok),
+                    r => panic!("scopecheck internal error: rmw answered {r:?}"),
+                }
+            })
         };
-        // Section 3.4.3 of seed 004: a quantum RMW returns one chosen value
-        // and writes another (a swap, still an RMW of its location).
         let quantum_rmw = |th: &mut Self, op: RmwOp| -> (u64, bool) {
-            let read = drfrlx::choose(loc, 0);
-            let write = drfrlx::choose(loc, 1);
-            let written = write.or_else(|| op.apply(LITMUS_TYPE, 0)).unwrap_or(0);
-            let (old, _) = rmw(th, RmwOp::Swap(written), o.read_part());
-            let seen = read.unwrap_or(old);
-            let ok = match op {
-                RmwOp::Cas { expected, .. } => expected == seen,
-                _ => true,
-            };
-            (seen, ok)
+            drfrlx::quantum_rmw(loc, LITMUS_TYPE, op, |swap| rmw(th, swap, o.read_part()).0)
         };
         match c.op {
             AtomicOp::Load => {
                 let chosen = if quantum { drfrlx::choose(loc, 0) } else { None };
-                rt::set_next_class(class);
-                let v = load(loc, o, scope, src);
-                rt::set_next_class(None);
+                let v = drfrlx::classified(class, || load(loc, o, scope, src));
                 let read = rt::last_read();
                 (decode(chosen.unwrap_or(v)), read)
             }
@@ -735,9 +727,7 @@ impl ThreadRun<'_, '_> {
                     drfrlx::note_written(loc, v);
                     v = drfrlx::choose(loc, 2).unwrap_or(v);
                 }
-                rt::set_next_class(class);
-                store(loc, o, v, scope, src);
-                rt::set_next_class(None);
+                drfrlx::classified(class, || store(loc, o, v, scope, src));
                 (Val::Int(0), None)
             }
             AtomicOp::Exchange
@@ -776,9 +766,7 @@ impl ThreadRun<'_, '_> {
                 let (expected, exp_loc) = match &reg {
                     Some(r) => {
                         // Comparing with the register uses its value.
-                        if let Some(read) = self.unused_reads.remove(r) {
-                            rt::observe(read);
-                        }
+                        self.use_reg(r);
                         (self.regs.get(r).copied().unwrap_or(Val::Int(0)), None)
                     }
                     None => {

@@ -6,6 +6,7 @@
 use super::value::{value_type, AtomicValue};
 use crate::atomic::RawAtomic;
 use scopecheck_checker::event::{LocKind, Order, Scope};
+use scopecheck_checker::space::Space;
 use std::marker::PhantomData;
 use std::mem::size_of;
 
@@ -80,7 +81,17 @@ impl<T: AtomicValue> Plain<T> {
             );
         }
         Plain {
-            raw: RawAtomic::new(v.to_bits(), value_type::<T>(), LocKind::Atomic),
+            // Local cells live in local memory: a barrier fencing only local
+            // memory orders them, one fencing only global memory does not.
+            raw: RawAtomic::new_in(
+                v.to_bits(),
+                value_type::<T>(),
+                LocKind::Atomic,
+                match space {
+                    AddressSpace::Local => Space::Local,
+                    _ => Space::Global,
+                },
+            ),
             space,
             _t: PhantomData,
         }

@@ -261,26 +261,34 @@ thread_local! {
     static SHARED: RefCell<Option<Shared>> = const { RefCell::new(None) };
     static CURRENT: Cell<Option<ThreadId>> = const { Cell::new(None) };
     static YIELDERS: RefCell<Vec<*const Yielder<Resume, Yield>>> = const { RefCell::new(Vec::new()) };
-    static PAIRED_FENCES: Cell<bool> = const { Cell::new(false) };
+    static DRFRLX_SYSTEM: Cell<bool> = const { Cell::new(false) };
 }
 
-/// While on, every paired access (an atomic access stronger than relaxed
-/// that carries no DRFrlx class) is issued between two seq_cst fences.
-///
-/// Why: DRFrlx lets relaxed classes be reordered with each other and with
-/// data, but not across paired atomics (seed 004, sections 3.2-3.4: "reordering
-/// ... with respect to other relaxed atomics"); C11's seq_cst accesses do not
-/// stop a relaxed access from moving across them (figure 2b's program has no
-/// illegal race, yet `rc11` lets its relaxed `Y` load be satisfied before
-/// the paired `Z` load, which SC forbids). A seq_cst fence on each side of
-/// a paired access is the C11 mapping of a DRFrlx system's paired atomic;
-/// the DRFrlx check turns this on for its weak-model run.
-pub fn set_paired_fences(on: bool) {
-    PAIRED_FENCES.with(|p| p.set(on));
+/// While on, the run maps a DRFrlx program onto a DRFrlx system in C11
+/// terms, as the DRFrlx check's weak-model run needs:
+/// - unpaired accesses run as `SeqCst` ([`crate::drfrlx::relaxed_order`]):
+///   DRF1 keeps unpaired atomics in program order with the other atomics of
+///   their thread, and `SeqCst` is C11's nearest order that does so (seed
+///   004, section 3.7: the theorem assumes a DRF1-compliant system);
+/// - every paired access (an atomic access stronger than relaxed that
+///   carries no DRFrlx class) is issued between two seq_cst fences. DRFrlx
+///   lets relaxed classes be reordered with each other and with data, but
+///   not across paired atomics (sections 3.2-3.4: "reordering ... with
+///   respect to other relaxed atomics"); C11's seq_cst accesses alone do not
+///   stop a relaxed access from moving across them (figure 2b's program has
+///   no illegal race, yet `rc11` lets its relaxed `Y` load be satisfied
+///   before the paired `Z` load, which SC forbids).
+pub fn set_drfrlx_system(on: bool) {
+    DRFRLX_SYSTEM.with(|p| p.set(on));
+}
+
+/// Whether [`set_drfrlx_system`] is on.
+pub fn drfrlx_system() -> bool {
+    DRFRLX_SYSTEM.with(|p| p.get())
 }
 
 /// Whether `op`, issued by thread `t`, is a paired access that
-/// [`set_paired_fences`] brackets with fences.
+/// [`set_drfrlx_system`] brackets with fences.
 fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
     let order = match *op {
         Op::Load { order, .. } | Op::Store { order, .. } => order,
@@ -288,7 +296,7 @@ fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
         _ => return false,
     };
     !matches!(order, Order::Relaxed | Order::NonAtomic)
-        && PAIRED_FENCES.with(|p| p.get())
+        && drfrlx_system()
         && with_shared(|s| s.engine.next_class(t).is_none())
 }
 
