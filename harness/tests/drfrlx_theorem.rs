@@ -240,8 +240,11 @@ fn no_illegal_race_and_no_quantum_means_only_sc_results_under_rc11() {
         }
     }
     // The generator exercises both sides of the implication (the seed is
-    // fixed, so the tallies are exact).
-    assert_eq!((legal, racy, racy_non_sc), (544, 956, 75));
+    // fixed, so the tallies are exact). Before the optimal explorer stopped
+    // keeping two RMWs on one write through a revisit, programs 965 and 989
+    // also showed "non-SC" results: final sums with two RMWs lost, which no
+    // execution has (75 then, an invented outcome each).
+    assert_eq!((legal, racy, racy_non_sc), (544, 956, 73));
     println!("{legal} legal, {racy} racy ({racy_non_sc} with non-SC results under rc11)");
 }
 

@@ -150,7 +150,10 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
         } else {
             None
         };
-        let v = classified(class, || self.raw.load_at(Self::order(class), self.scope));
+        // Not through `classified`: a closure would hide the caller's line.
+        rt::set_next_class(class);
+        let v = self.raw.load_at(Self::order(class), self.scope);
+        rt::set_next_class(None);
         self.observed(chosen.unwrap_or(v), rt::last_read())
     }
 
@@ -163,7 +166,9 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
             note_written(self.raw.loc, v);
             v = choose(self.raw.loc, 2).unwrap_or(v);
         }
-        classified(class, || self.raw.store_at(v, Self::order(class), self.scope));
+        rt::set_next_class(class);
+        self.raw.store_at(v, Self::order(class), self.scope);
+        rt::set_next_class(None);
     }
 
     /// Runs an RMW; `(value returned, whether it wrote)`.
@@ -171,11 +176,15 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     fn rmw_raw(&self, op: RmwOp) -> (Value, bool) {
         let class = self.class();
         let order = Self::order(class);
-        let run = |op: RmwOp| classified(class, || self.raw.rmw_at(op, order, order, self.scope));
-        if Self::quantum(class) {
-            return quantum_rmw(self.raw.loc, self.raw.ty, op, |swap| run(swap).0);
+        let quantum = Self::quantum(class).then(|| QuantumRmw::plan(self.raw.loc, self.raw.ty, op));
+        let op = quantum.as_ref().map_or(op, QuantumRmw::swap);
+        rt::set_next_class(class);
+        let r = self.raw.rmw_at(op, order, order, self.scope);
+        rt::set_next_class(None);
+        match quantum {
+            Some(q) => q.result(r.0),
+            None => r,
         }
-        run(op)
     }
 
     #[track_caller]
@@ -345,7 +354,9 @@ pub fn relaxed_order(class: Option<Class>) -> Order {
 }
 
 /// Runs `access` as the calling thread's access of `class`: its events take
-/// the class (the runtime announces it before and withdraws it after).
+/// the class (the runtime announces it before and withdraws it after). For
+/// interpreters, which pass their accesses' lines explicitly: a closure
+/// would hide a `#[track_caller]` caller's line.
 pub fn classified<R>(class: Option<Class>, access: impl FnOnce() -> R) -> R {
     rt::set_next_class(class);
     let r = access();
@@ -353,21 +364,44 @@ pub fn classified<R>(class: Option<Class>, access: impl FnOnce() -> R) -> R {
     r
 }
 
-/// A quantum RMW of `op` on `loc` (section 3.4.3: "a quantum RMW's load and
-/// store are both replaced"): it returns one chosen value and writes
-/// another, as the swap that `swap` performs (still an RMW of its location,
-/// so races are judged on it). `(value returned, whether a CAS succeeded)`.
-pub fn quantum_rmw(loc: Loc, ty: ValueType, op: RmwOp, swap: impl FnOnce(RmwOp) -> Value) -> (Value, bool) {
-    let read = choose(loc, 0);
-    let write = choose(loc, 1);
-    let written = write.or_else(|| op.apply(ty, 0)).unwrap_or(0);
-    let old = swap(RmwOp::Swap(written));
-    let seen = read.unwrap_or(old);
-    let ok = match op {
-        RmwOp::Cas { expected, .. } => expected == seen,
-        _ => true,
-    };
-    (seen, ok)
+/// A quantum RMW (section 3.4.3: "a quantum RMW's load and store are both
+/// replaced"): it returns one chosen value and writes another, performed
+/// as a swap so that it is still an RMW of its location (races are judged
+/// on it). Made with [`QuantumRmw::plan`] before the access, which is then
+/// issued as [`QuantumRmw::swap`]; [`QuantumRmw::result`] gives what the
+/// program sees.
+pub struct QuantumRmw {
+    read: Option<Value>,
+    written: Value,
+    expected: Option<Value>,
+}
+
+impl QuantumRmw {
+    /// The values the exploration chooses for an RMW of `op` on `loc`.
+    pub fn plan(loc: Loc, ty: ValueType, op: RmwOp) -> QuantumRmw {
+        let read = choose(loc, 0);
+        let written = choose(loc, 1).or_else(|| op.apply(ty, 0)).unwrap_or(0);
+        let expected = match op {
+            RmwOp::Cas { expected, .. } => Some(expected),
+            _ => None,
+        };
+        QuantumRmw {
+            read,
+            written,
+            expected,
+        }
+    }
+
+    /// The operation to issue instead of the program's.
+    pub fn swap(&self) -> RmwOp {
+        RmwOp::Swap(self.written)
+    }
+
+    /// `(value returned, whether a CAS succeeded)`, given the value the swap read.
+    pub fn result(&self, old: Value) -> (Value, bool) {
+        let seen = self.read.unwrap_or(old);
+        (seen, self.expected.is_none_or(|e| e == seen))
+    }
 }
 
 /// Whether an access of `class` takes its values from the quantum oracle

@@ -712,7 +712,8 @@ impl ThreadRun<'_, '_> {
             })
         };
         let quantum_rmw = |th: &mut Self, op: RmwOp| -> (u64, bool) {
-            drfrlx::quantum_rmw(loc, LITMUS_TYPE, op, |swap| rmw(th, swap, o.read_part()).0)
+            let q = drfrlx::QuantumRmw::plan(loc, LITMUS_TYPE, op);
+            q.result(rmw(th, q.swap(), o.read_part()).0)
         };
         match c.op {
             AtomicOp::Load => {
