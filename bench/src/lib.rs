@@ -19,8 +19,8 @@
 //! threads × M relaxed `fetch_add`, the compare-exchange rotation, N acquire
 //! readers of one release store, the last-zero search, a Treiber stack and a
 //! seqlock. `all` (the default) takes the ones that finish in seconds under
-//! scopecheck; `large` holds four with 10^5 to 10^6 executions (cas-rot-11,
-//! cas-rot-12, readers-17, last-zero-15), run only when named.
+//! scopecheck; `large` holds five with 10^5 to 10^6 executions (cas-rot-11,
+//! cas-rot-12, fai-9, readers-17, last-zero-15), run only when named.
 //! `Program::expected_rc11_executions` gives the exact optimal count where a
 //! closed form is known (the derivations are in the comments), and the
 //! runner reports an error when scopecheck's exhaustive count differs.
@@ -463,6 +463,10 @@ impl Program {
         vec![
             Program::CasRotation { n: 11 },
             Program::CasRotation { n: 12 },
+            Program::FetchAdd {
+                threads: 9,
+                per_thread: 1,
+            },
             Program::Readers { n: 17 },
             Program::LastZero { n: 15 },
         ]
@@ -1614,7 +1618,7 @@ mod tests {
         assert_eq!(names("last-zero"), ["last-zero-3", "last-zero-8", "last-zero-12"]);
         assert_eq!(
             names("large"),
-            ["cas-rot-11", "cas-rot-12", "readers-17", "last-zero-15"]
+            ["cas-rot-11", "cas-rot-12", "fai-9", "readers-17", "last-zero-15"]
         );
         assert_eq!(names("cas-rot-12"), ["cas-rot-12"]);
         assert_eq!(names("rot"), names("cas-rot"));

@@ -164,9 +164,6 @@ pub struct Engine {
     strategy: Box<dyn Strategy>,
     threads: Vec<ThreadRt>,
     limits: Limits,
-    /// The visible events of the kept graph, in the order they are replayed.
-    replay_queue: Vec<EventId>,
-    replay_next: usize,
     /// Races collected under [`Limits::record_races`].
     pub races: RaceLog,
     /// The scope of the operation being performed (events take it).
@@ -190,8 +187,6 @@ impl Engine {
             strategy,
             threads: Vec::new(),
             limits,
-            replay_queue: Vec::new(),
-            replay_next: 0,
             races: RaceLog::default(),
             cur_scope: Scope::System,
             next_class: Vec::new(),
@@ -237,25 +232,16 @@ impl Engine {
         if !self.strategy.next_execution(&mut self.graph, self.model) {
             return false;
         }
+        // One record per thread of the kept graph, made in place (growing
+        // the vector one spawn at a time cloned a default record each time).
         self.threads.clear();
+        self.threads.resize_with(self.graph.num_threads(), ThreadRt::default);
         // A thread abandoned in the middle of a classified access must not
         // pass the class on to its first access of the next execution.
         self.next_class.clear();
         // Memory kinds and kernels are registered again as the program re-runs.
         self.memory.clear();
         self.progress.clear();
-        // Replay in an order compatible with po and rf: a read revisited by a
-        // later-added write must not run before that write's prefix has run,
-        // or the real memory its thread touches next would be stale.
-        self.replay_queue = token::linearize(&self.graph)
-            .into_iter()
-            .filter(|&e| match &self.graph.event(e).kind {
-                EventKind::Read(_) | EventKind::Join { .. } | EventKind::Barrier { .. } => true,
-                EventKind::Write(w) => !w.rmw,
-                _ => false,
-            })
-            .collect();
-        self.replay_next = 0;
         true
     }
 
@@ -336,7 +322,7 @@ impl Engine {
     fn rt(&mut self, t: ThreadId) -> &mut ThreadRt {
         let i = t as usize;
         if self.threads.len() <= i {
-            self.threads.resize(i + 1, ThreadRt::default());
+            self.threads.resize_with(i + 1, ThreadRt::default);
         }
         &mut self.threads[i]
     }
@@ -527,8 +513,8 @@ impl Engine {
                 let child = self.graph.free_thread_slot();
                 self.graph.set_placement(child, placement);
                 let sp = self.push(t, EventKind::Spawn { child }, src, true);
-                self.threads
-                    .resize(self.threads.len().max(child as usize + 1), ThreadRt::default());
+                let n = self.threads.len().max(child as usize + 1);
+                self.threads.resize_with(n, ThreadRt::default);
                 self.threads[child as usize] = ThreadRt::default();
                 self.push(child, EventKind::Start { parent: Some(sp) }, src, true);
                 Ok(OpResult::Thread(child))
@@ -803,17 +789,15 @@ impl Engine {
     /// Chooses the thread that runs next.
     pub fn schedule(&mut self, status: &[ThreadStatus]) -> Sched {
         // First reproduce what the graph already holds.
-        while let Some(&e) = self.replay_queue.get(self.replay_next) {
-            let cursor = self.threads.get(e.thread as usize).map_or(0, |r| r.cursor);
-            if cursor > e.index {
-                self.replay_next += 1;
-                continue;
+        if let Some(sched) = self.schedule_replay(status) {
+            return sched;
+        }
+        if self.strategy.takes_leftmost() && self.progress.model == Progress::Fair {
+            // The strategy takes the first enabled thread and no progress
+            // model filters the set: no need to judge the others.
+            if let Some(t) = (0..status.len()).find(|&t| self.enabled(t as ThreadId, &status[t], status)) {
+                return Sched::Run(t as ThreadId);
             }
-            if cursor == e.index && matches!(status.get(e.thread as usize), Some(ThreadStatus::Op(..))) {
-                return Sched::Run(e.thread);
-            }
-            let what = format!("thread {} did not reach its recorded event {e:?}", e.thread);
-            return Sched::Deadlock(self.failure(FailureKind::Nondeterminism, what, Some(e.thread), vec![e], None));
         }
         let mut enabled: SmallVec<[ThreadId; 16]> = status
             .iter()
@@ -907,7 +891,79 @@ impl Engine {
         ))
     }
 
-    /// How many barriers of `group` thread `t` has passed.
+    /// Whether event `e` has been replayed (or added) in this execution.
+    fn reached(&self, e: EventId) -> bool {
+        e.is_init() || self.cursor(e.thread) > e.index
+    }
+
+    /// Whether thread `t` still replays the kept graph and its next kept
+    /// event can be replayed now: what it depends on besides program order
+    /// (the write a read reads, the end of a joined thread, the partners'
+    /// arrival at a barrier) has been replayed. Spawn and start need no
+    /// check: a thread runs only once its parent spawned it.
+    fn replay_ready(&self, t: ThreadId) -> bool {
+        let c = self.cursor(t);
+        if c >= self.graph.thread_len(t) {
+            return false;
+        }
+        match &self.graph.event(EventId::new(t, c)).kind {
+            EventKind::Read(r) => self.reached(r.rf),
+            EventKind::Join { target } => {
+                let n = self.graph.thread_len(*target);
+                n > 0 && self.reached(EventId::new(*target, n - 1))
+            }
+            EventKind::Barrier { partners, .. } => partners.iter().all(|&p| self.reached(p)),
+            _ => true,
+        }
+    }
+
+    /// Replays the visible operation `op` of thread `t` on the spot, without
+    /// a trip through the scheduler, when its kept event is ready
+    /// ([`Engine::replay_ready`]). The replay needs only an order compatible
+    /// with po, rf, spawn/join and barriers (the kept graph already holds
+    /// every choice, and that order is all real memory depends on in a
+    /// race-free program: hb is contained in (po | rf)+); letting a thread
+    /// run on while its next kept event is ready is such an order, and it
+    /// spares one coroutine switch per replayed event. `None`: the thread
+    /// must wait for the scheduler (it is past the kept graph, or its next
+    /// kept event waits for another thread).
+    pub fn replay_inline(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Option<Result<OpResult, Stop>> {
+        if !self.replay_ready(t) {
+            return None;
+        }
+        Some(self.step(t, src).and_then(|()| {
+            self.cur_scope = op.scope();
+            self.replay_visible(t, op, src)
+        }))
+    }
+
+    /// While some thread still replays the kept graph: a thread whose next
+    /// kept event is ready to run (the lowest such), or, when none is, the
+    /// nondeterminism that stopped the replay. `None` once the whole kept
+    /// graph has been replayed: new choices follow.
+    fn schedule_replay(&self, status: &[ThreadStatus]) -> Option<Sched> {
+        let mut behind = None;
+        for t in 0..self.graph.num_threads() as ThreadId {
+            if self.cursor(t) >= self.graph.thread_len(t) {
+                continue;
+            }
+            if matches!(status.get(t as usize), Some(ThreadStatus::Op(..))) && self.replay_ready(t) {
+                return Some(Sched::Run(t));
+            }
+            behind.get_or_insert(t);
+        }
+        let t = behind?;
+        let e = EventId::new(t, self.cursor(t));
+        let what = format!("thread {t} did not reach its recorded event {e:?}");
+        Some(Sched::Deadlock(self.failure(
+            FailureKind::Nondeterminism,
+            what,
+            Some(t),
+            vec![e],
+            None,
+        )))
+    }
+
     fn barrier_instance(&self, t: ThreadId, group: BarrierGroup) -> u32 {
         (0..self.graph.thread_len(t))
             .filter(|&i| {
@@ -1061,7 +1117,22 @@ impl Engine {
 
     fn replay_visible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
         let id = EventId::new(t, self.threads[t as usize].cursor);
-        let ev = self.graph.event(id).kind.clone();
+        // What the kept event holds, copied out (a barrier's partner list
+        // is not needed to replay it, so the event is not cloned).
+        let ev = match &self.graph.event(id).kind {
+            EventKind::Read(r) => EventKind::Read(*r),
+            EventKind::Write(w) => EventKind::Write(*w),
+            EventKind::Join { target } => EventKind::Join { target: *target },
+            EventKind::Barrier {
+                group, instance, fence, ..
+            } => EventKind::Barrier {
+                group: *group,
+                instance: *instance,
+                partners: Vec::new(),
+                fence: *fence,
+            },
+            other => other.clone(),
+        };
         let res = match (op, &ev) {
             (Op::Load { loc, .. }, EventKind::Read(r)) if r.loc == *loc && r.rmw.is_none() => {
                 self.note_read(t, r.loc, r.rf);
@@ -1161,16 +1232,20 @@ impl Engine {
         }
         let mut keep = Vec::with_capacity(choices.len());
         for c in choices {
-            let mut k = kind.clone();
+            let mut k = *kind;
             k.rf = c.write;
             k.value = self.graph.write_value(kind.loc, c.write);
             k.spurious = c.spurious;
-            let views =
-                self.graph
-                    .compute_views(t, &EventKind::Read(k.clone()), self.cur_scope, self.model.sync_rules());
-            let mut g = self.graph.clone();
-            g.push_event(t, EventKind::Read(k), src, self.cur_scope, views, false);
-            if self.model.check_graph(&g).is_ok() {
+            let kind = EventKind::Read(k);
+            let views = self
+                .graph
+                .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
+            // Tried on the graph itself and taken back (a clone per choice
+            // cost more than the check).
+            self.graph.push_event(t, kind, src, self.cur_scope, views, false);
+            let ok = self.model.check_graph(&self.graph).is_ok();
+            self.graph.pop_event(t);
+            if ok {
                 keep.push(c);
             }
         }
@@ -1279,20 +1354,23 @@ impl Engine {
             let views = self
                 .graph
                 .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
-            let mut g = self.graph.clone();
-            let id = g.push_event(t, kind.clone(), src, self.cur_scope, views, false);
+            // Tried on the graph itself in every place, then taken back.
+            let id = self
+                .graph
+                .push_event(t, kind.clone(), src, self.cur_scope, views, false);
             let mut keep = Vec::new();
             let mut placed: Option<usize> = None;
             for &p in &places {
                 match placed {
-                    None => g.insert_mo(loc, id, p),
-                    Some(_) => g.move_mo(loc, id, p),
+                    None => self.graph.insert_mo(loc, id, p),
+                    Some(_) => self.graph.move_mo(loc, id, p),
                 }
                 placed = Some(p);
-                if self.model.check_graph(&g).is_ok() {
+                if self.model.check_graph(&self.graph).is_ok() {
                     keep.push(p);
                 }
             }
+            self.graph.pop_event(t);
             places = keep;
         }
         if places.is_empty() {
@@ -1384,15 +1462,24 @@ impl Engine {
             self.rt(t).await_after = Some(after);
             return Ok(None);
         }
-        // Consistency filter (sc / psc), per choice with its order.
-        let mut kept = Vec::new();
-        for c in free {
-            let v = self.graph.write_value(loc, c.write);
-            let writes = !c.spurious && rop.apply(ty, v).is_some();
-            let order = if writes { Order::read_part(success) } else { failure };
-            let one = self.filter_reads(t, &proto(order), vec![c], src);
-            kept.extend(one);
-        }
+        // Consistency filter (sc / psc), per choice with its order; most
+        // runs need none (as `filter_reads` decides for one order).
+        let filtered = !self.strategy.unfiltered()
+            && self.model != MemoryModel::Porf
+            && (self.model == MemoryModel::Sc || success.is_sc() || failure.is_sc() || self.sc_check_needed());
+        let kept = if !filtered {
+            free
+        } else {
+            let mut kept = Vec::new();
+            for c in free {
+                let v = self.graph.write_value(loc, c.write);
+                let writes = !c.spurious && rop.apply(ty, v).is_some();
+                let order = if writes { Order::read_part(success) } else { failure };
+                let one = self.filter_reads(t, &proto(order), vec![c], src);
+                kept.extend(one);
+            }
+            kept
+        };
         if kept.is_empty() {
             return Err(Stop::Moot);
         }

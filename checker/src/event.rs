@@ -131,6 +131,11 @@ impl EventId {
     pub fn new(thread: ThreadId, index: u32) -> EventId {
         EventId { thread, index }
     }
+    /// The next event of the same thread.
+    #[inline]
+    pub fn next(self) -> EventId {
+        EventId::new(self.thread, self.index + 1)
+    }
     /// Whether this is the initial write of a location.
     pub fn is_init(self) -> bool {
         self.thread == EventId::INIT_THREAD
@@ -597,7 +602,7 @@ pub enum EventKind {
 }
 
 /// A read.
-#[derive(Clone, Debug)]
+#[derive(Copy, Clone, Debug)]
 pub struct ReadEvent {
     /// Location.
     pub loc: Loc,
@@ -644,7 +649,7 @@ impl ReadEvent {
 }
 
 /// A write.
-#[derive(Clone, Debug)]
+#[derive(Copy, Clone, Debug)]
 pub struct WriteEvent {
     /// Location.
     pub loc: Loc,

@@ -32,6 +32,10 @@ pub struct LocData {
     /// The memory space the location is in: its accesses are judged with
     /// that space's happens-before (`space.rs`, rule 4).
     pub space: Space,
+    /// (write, RMW read) for every RMW whose write part is in the graph:
+    /// the write each complete RMW consumed. Asked for every candidate of
+    /// every new RMW, so it is kept rather than found by scanning the reads.
+    consumed: Vec<(EventId, EventId)>,
 }
 
 /// Which synchronization rules a model uses when views are computed.
@@ -66,6 +70,30 @@ pub struct ExecutionGraph {
     sc_events: usize,
     /// Where each thread runs (host threads need no entry).
     placements: Vec<Placement>,
+    /// Event vectors of threads that left the graph, kept for the next
+    /// threads so that each execution does not grow them anew.
+    spare: Spare,
+}
+
+/// Emptied event vectors (not part of the graph's content: a clone starts
+/// without any).
+#[derive(Debug, Default)]
+struct Spare(Vec<Vec<Event>>);
+
+impl Clone for Spare {
+    fn clone(&self) -> Spare {
+        Spare(Vec::new())
+    }
+}
+
+impl Spare {
+    fn keep(&mut self, mut events: Vec<Event>) {
+        events.clear();
+        self.0.push(events);
+    }
+    fn take(&mut self) -> Vec<Event> {
+        self.0.pop().unwrap_or_default()
+    }
 }
 
 /// The views of an event about to be added.
@@ -88,6 +116,18 @@ impl ExecutionGraph {
     /// An empty graph.
     pub fn new() -> ExecutionGraph {
         ExecutionGraph::default()
+    }
+
+    /// Empties the graph, keeping its allocations for the next execution
+    /// (the strategies that start every execution afresh call this).
+    pub fn clear(&mut self) {
+        for th in self.threads.drain(..).flatten() {
+            self.spare.keep(th.events);
+        }
+        self.locs.clear();
+        self.next_stamp = 0;
+        self.sc_events = 0;
+        self.placements.clear();
     }
 
     /// Number of thread slots (some may be empty after a restriction).
@@ -210,12 +250,31 @@ impl ExecutionGraph {
     /// The RMW read part (other than `except`) that reads from `w`, if any:
     /// such a write is "consumed" and no other RMW may read it (atomicity).
     pub fn rmw_reader_of(&self, loc: Loc, w: EventId, except: Option<EventId>) -> Option<EventId> {
-        self.locs[&loc].reads.iter().copied().find(|&r| {
-            Some(r) != except && {
-                let re = self.event(r).as_read().expect("reads list holds reads");
-                re.rf == w && re.is_exclusive() && self.contains(EventId::new(r.thread, r.index + 1))
-            }
-        })
+        let found = self.locs[&loc]
+            .consumed
+            .iter()
+            .find(|&&(src, r)| src == w && Some(r) != except)
+            .map(|&(_, r)| r);
+        debug_assert_eq!(
+            found.is_some(),
+            self.locs[&loc].reads.iter().any(|&r| {
+                Some(r) != except && {
+                    let re = self.event(r).as_read().expect("reads list holds reads");
+                    re.rf == w && re.rmw.is_some() && self.rmw_write_follows(r)
+                }
+            }),
+            "checker invariant: the consumed-write index of {loc} matches its reads"
+        );
+        found
+    }
+
+    /// Whether the RMW read `r` has its write part in the graph: only an
+    /// RMW's own write part is an RMW write right after a read, so this
+    /// needs no arithmetic ([`ReadEvent::is_exclusive`] recomputes the
+    /// operation).
+    fn rmw_write_follows(&self, r: EventId) -> bool {
+        let next = EventId::new(r.thread, r.index + 1);
+        self.contains(next) && matches!(&self.event(next).kind, EventKind::Write(w) if w.rmw)
     }
 
     /// Thread slot for a new thread: the smallest free one.
@@ -523,7 +582,12 @@ impl ExecutionGraph {
         if self.threads.len() <= ti {
             self.threads.resize(ti + 1, None);
         }
-        let th = self.threads[ti].get_or_insert_with(ThreadEvents::default);
+        if self.threads[ti].is_none() {
+            self.threads[ti] = Some(ThreadEvents {
+                events: self.spare.take(),
+            });
+        }
+        let th = self.threads[ti].as_mut().expect("thread just made");
         let id = EventId::new(t, th.events.len() as u32);
         match &kind {
             EventKind::Alloc {
@@ -544,6 +608,7 @@ impl ExecutionGraph {
                         cells: Vec::new(),
                         has_plain: false,
                         space,
+                        consumed: Vec::new(),
                     },
                 );
             }
@@ -553,7 +618,19 @@ impl ExecutionGraph {
                 d.has_plain |= r.order == Order::NonAtomic;
             }
             EventKind::Write(w) => {
-                self.locs.get_mut(&w.loc).expect("loc").has_plain |= w.order == Order::NonAtomic;
+                let rmw_source = if w.rmw {
+                    let rd = EventId::new(t, id.index - 1);
+                    let ev = self.threads[ti].as_ref().expect("thread").events.get(rd.index as usize);
+                    Some((
+                        ev.and_then(|e| e.as_read()).expect("an RMW write follows its read").rf,
+                        rd,
+                    ))
+                } else {
+                    None
+                };
+                let d = self.locs.get_mut(&w.loc).expect("loc");
+                d.has_plain |= w.order == Order::NonAtomic;
+                d.consumed.extend(rmw_source);
             }
             EventKind::Cell { loc, .. } => self.locs.get_mut(loc).expect("loc").cells.push(id),
             _ => {}
@@ -606,6 +683,7 @@ impl ExecutionGraph {
             EventKind::Write(w) => {
                 let d = self.locs.get_mut(&w.loc).expect("loc");
                 d.mo.retain(|&x| x != id);
+                d.consumed.retain(|(_, r)| r.next() != id);
             }
             EventKind::Cell { loc, .. } => {
                 self.locs.get_mut(loc).expect("loc").cells.retain(|&x| x != id);
@@ -614,6 +692,15 @@ impl ExecutionGraph {
                 self.locs.remove(loc);
             }
             _ => {}
+        }
+        let plain = match &e.kind {
+            EventKind::Read(r) => r.order == Order::NonAtomic,
+            EventKind::Write(w) => w.order == Order::NonAtomic,
+            _ => false,
+        };
+        if plain {
+            // The location may have had no other plain access.
+            self.recount_plain();
         }
         self.next_stamp = e.stamp;
     }
@@ -650,6 +737,9 @@ impl ExecutionGraph {
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         let saved = th.events.pop().expect("read is last");
         debug_assert_eq!(th.events.len() as u32, r.index);
+        // The read part of an RMW takes its success or failure order, so
+        // it may become or stop being seq_cst.
+        self.sc_events = self.sc_events - saved.is_sc() as usize + kind_is_sc(&kind) as usize;
         let views = self.compute_views(r.thread, &kind, saved.scope, rules);
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         th.events.push(Event {
@@ -665,18 +755,61 @@ impl ExecutionGraph {
     }
 
     /// Keeps only the events with a stamp at most `stamp`.
+    ///
+    /// The explorer does this before almost every execution, so the indexes
+    /// are fixed for what was removed rather than rebuilt from every kept
+    /// event ([`Self::reindex`]).
     pub fn restrict_to_stamp(&mut self, stamp: u32) {
+        let mut allocs_removed = false;
+        let mut plain_removed = false;
+        let mut sc_removed = 0;
         for th in self.threads.iter_mut() {
             if let Some(t) = th {
                 let keep = t.events.iter().take_while(|e| e.stamp <= stamp).count();
+                for e in &t.events[keep..] {
+                    sc_removed += e.is_sc() as usize;
+                    match &e.kind {
+                        EventKind::Alloc { .. } => allocs_removed = true,
+                        EventKind::Read(r) if r.order == Order::NonAtomic => plain_removed = true,
+                        EventKind::Write(w) if w.order == Order::NonAtomic => plain_removed = true,
+                        _ => {}
+                    }
+                }
                 t.events.truncate(keep);
                 if keep == 0 {
-                    *th = None;
+                    if let Some(t) = th.take() {
+                        self.spare.keep(t.events);
+                    }
                 }
             }
         }
-        self.reindex();
+        while matches!(self.threads.last(), Some(None)) {
+            self.threads.pop();
+        }
+        self.sc_events -= sc_removed;
+        let threads = &self.threads;
+        let live = |e: &EventId| match threads.get(e.thread as usize) {
+            Some(Some(t)) => (e.index as usize) < t.events.len(),
+            _ => false,
+        };
+        if allocs_removed {
+            self.locs.retain(|_, d| live(&d.alloc));
+        }
+        for d in self.locs.values_mut() {
+            d.mo.retain(live);
+            d.reads.retain(live);
+            d.cells.retain(live);
+            d.consumed.retain(|(_, r)| live(&r.next()));
+        }
+        if plain_removed {
+            self.recount_plain();
+        }
         self.next_stamp = stamp + 1;
+        debug_assert_eq!(
+            self.sc_events,
+            self.events().filter(|(_, e)| e.is_sc()).count(),
+            "checker invariant: the seq_cst count kept through restriction matches the graph"
+        );
     }
 
     /// A copy holding only the events in `view` (downward closed): cheaper
@@ -702,6 +835,7 @@ impl ExecutionGraph {
             next_stamp: 0,
             sc_events: 0,
             placements: self.placements.clone(),
+            spare: Spare::default(),
         };
         let live = |e: &EventId| view.contains(*e);
         for (loc, d) in &self.locs {
@@ -719,6 +853,7 @@ impl ExecutionGraph {
                     cells: d.cells.iter().copied().filter(live).collect(),
                     has_plain: false,
                     space: d.space,
+                    consumed: d.consumed.iter().copied().filter(|(_, r)| live(&r.next())).collect(),
                 },
             );
         }
@@ -753,20 +888,24 @@ impl ExecutionGraph {
             d.mo.retain(live);
             d.reads.retain(live);
             d.cells.retain(live);
+            d.consumed.retain(|(_, r)| live(&r.next()));
         }
-        let mut sc = 0;
+        self.sc_events = self.events().filter(|(_, e)| e.is_sc()).count();
+        self.recount_plain();
+        let max = self.events().map(|(_, e)| e.stamp).max();
+        self.next_stamp = max.map_or(0, |m| m + 1);
+    }
+
+    /// Recomputes which locations have plain (non-atomic) accesses.
+    fn recount_plain(&mut self) {
         let mut plain = Vec::new();
         for (_, e) in self.events() {
-            if e.is_sc() {
-                sc += 1;
-            }
             match &e.kind {
                 EventKind::Read(r) if r.order == Order::NonAtomic => plain.push(r.loc),
                 EventKind::Write(w) if w.order == Order::NonAtomic => plain.push(w.loc),
                 _ => {}
             }
         }
-        self.sc_events = sc;
         for d in self.locs.values_mut() {
             d.has_plain = false;
         }
@@ -775,8 +914,6 @@ impl ExecutionGraph {
                 d.has_plain = true;
             }
         }
-        let max = self.events().map(|(_, e)| e.stamp).max();
-        self.next_stamp = max.map_or(0, |m| m + 1);
     }
 }
 

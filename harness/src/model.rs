@@ -122,16 +122,17 @@ impl Builder {
     /// Explores `f` exhaustively on `threads` OS threads (all cores: pass
     /// `std::thread::available_parallelism()`), and returns the same counts,
     /// failures and races as [`Builder::explore`] with
-    /// [`Strategy::Exhaustive`]. The tree of executions is split into
-    /// `4 * threads` shards ([`Strategy::Shard`]) that the threads take one
-    /// at a time, so uneven subtrees still keep every thread busy. `f` must
-    /// be `Sync`: each thread runs its own executions of it. The strategy
-    /// field is ignored; `max_executions` and `max_duration` apply to each
-    /// shard.
+    /// [`Strategy::Exhaustive`]. The threads share the tree of executions
+    /// by work stealing: a thread that runs out of work is handed the
+    /// biggest subtree another thread has not started yet, so uneven trees
+    /// keep every thread busy (`docs/exploration.md`). `f` must be `Sync`:
+    /// each thread runs its own executions of it. The strategy field is
+    /// ignored; `max_executions` and `max_duration` bound the whole run,
+    /// and the first failure (up to `max_failures`) stops every thread.
     pub fn explore_parallel<F: Fn() + Sync>(&self, threads: usize, f: F) -> Report {
         let config = self.config();
         let threads = threads.max(1);
-        let r = rt::run_parallel(&config, threads, 4 * threads as u32, &f);
+        let r = rt::run_parallel(&config, threads, &f);
         Report::new(r, config.model)
     }
 

@@ -7,6 +7,7 @@
 //! A new strategy is one file implementing this trait (`pct.rs` is one).
 
 pub mod pct;
+pub mod pool;
 pub mod random;
 pub mod reference;
 pub mod replay;
@@ -37,6 +38,13 @@ pub trait Strategy {
     /// Picks the mo position of the new write `write` among `places`
     /// (ascending; the last one makes it mo-maximal).
     fn choose_mo(&mut self, graph: &ExecutionGraph, write: EventId, stamp: u32, places: &[usize]) -> usize;
+
+    /// Whether [`Strategy::schedule`] always takes the first enabled thread
+    /// (lowest id): the engine then stops judging threads at the first
+    /// enabled one and does not call `schedule`.
+    fn takes_leftmost(&self) -> bool {
+        false
+    }
 
     /// Whether the strategy wants to see writes that only serve to compute
     /// backward revisits (RMWs that break atomicity).

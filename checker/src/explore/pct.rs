@@ -111,7 +111,7 @@ impl Strategy for Pct {
             }
         }
         self.change_points.sort_unstable();
-        *graph = ExecutionGraph::new();
+        graph.clear();
         true
     }
 

@@ -37,7 +37,7 @@ impl Strategy for RandomWalk {
             return false;
         }
         self.done += 1;
-        *graph = ExecutionGraph::new();
+        graph.clear();
         true
     }
 

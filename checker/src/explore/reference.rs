@@ -85,7 +85,7 @@ impl Strategy for Reference {
         }
         self.started = true;
         self.pos = 0;
-        *graph = ExecutionGraph::new();
+        graph.clear();
         true
     }
 

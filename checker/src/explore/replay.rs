@@ -45,7 +45,7 @@ impl Strategy for Replay {
             return false;
         }
         self.started = true;
-        *graph = ExecutionGraph::new();
+        graph.clear();
         true
     }
 

@@ -14,12 +14,14 @@
 //! (stamp, choice). A revisit builds a new graph, explored as a nested level
 //! whose parent graph is saved until the level is done.
 
+use super::pool::{Subtree, WorkPool};
 use super::Strategy;
 use crate::clock::Clock;
 use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::*;
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use std::sync::Arc;
 
 enum Item {
     /// Read `read` (stamp `stamp`) reads `choice` instead.
@@ -79,6 +81,10 @@ pub struct Trust {
     dealt: u64,
     /// Whether the current execution belongs to this shard.
     owned: bool,
+    /// The pool this explorer shares work with (parallel exploration).
+    pool: Option<Arc<WorkPool>>,
+    /// The subtree a pool explorer starts from.
+    root: Option<Subtree>,
 }
 
 impl Trust {
@@ -96,6 +102,122 @@ impl Trust {
             shard: Some(shard),
             owned: shard.index == 0,
             ..Trust::default()
+        }
+    }
+
+    /// An explorer of `root`, one subtree of the tree shared through
+    /// `pool`: it gives subtrees away while another explorer of the pool
+    /// waits for work.
+    pub fn worker(pool: Arc<WorkPool>, root: Subtree) -> Trust {
+        Trust {
+            owned: true,
+            pool: Some(pool),
+            root: Some(root),
+            ..Trust::default()
+        }
+    }
+
+    /// The oldest item kept (the bottom of the lowest level that holds
+    /// any), as a subtree another explorer can start from; `None` when
+    /// fewer than two items are left (giving the last one away would only
+    /// move the idleness here).
+    fn give_away(&mut self, graph: &ExecutionGraph, model: MemoryModel) -> Option<Subtree> {
+        if self.levels.iter().map(|l| l.items.len()).sum::<usize>() < 2 {
+            return None;
+        }
+        let lvl = self.levels.iter().position(|l| !l.items.is_empty())?;
+        let (_, item) = self.levels[lvl].items.remove(0);
+        // Level k's graph: the current one for the top level, else the one
+        // saved when level k+1 began.
+        let base = if lvl + 1 == self.levels.len() {
+            graph
+        } else {
+            self.levels[lvl].saved.as_ref().expect("a lower level keeps its graph")
+        };
+        Some(match item {
+            Item::Rf { read, stamp, choice } => {
+                let mut g = base.clone();
+                g.restrict_to_stamp(stamp);
+                g.set_rf(read, choice.write, choice.spurious, model.sync_rules());
+                g.event_mut(read).added_max = false;
+                Subtree {
+                    graph: g,
+                    moved_write: None,
+                }
+            }
+            Item::Mo { write, stamp, pos } => {
+                let mut g = base.clone();
+                g.restrict_to_stamp(stamp);
+                let loc = g.event(write).as_write().expect("write").loc;
+                g.move_mo(loc, write, pos);
+                g.event_mut(write).added_max = false;
+                Subtree {
+                    graph: g,
+                    moved_write: Some(write),
+                }
+            }
+            Item::Revisit(g1) => Subtree {
+                graph: *g1,
+                moved_write: None,
+            },
+        })
+    }
+
+    /// Sets up the next execution of this explorer's own tree.
+    fn advance(&mut self, graph: &mut ExecutionGraph, model: MemoryModel) -> bool {
+        if !self.started {
+            self.started = true;
+            self.levels.push(Level::default());
+            graph.clear();
+            return true;
+        }
+        loop {
+            let item = self.levels.last_mut().and_then(|l| l.items.pop());
+            if let Some((depth, _)) = &item {
+                let depth = *depth;
+                let owned = self.take(depth);
+                if depth >= SPLIT_DEPTH && !owned {
+                    // Another shard's subtree: skip it whole.
+                    continue;
+                }
+                self.owned = owned;
+                self.depth = depth;
+            }
+            match item.map(|(_, i)| i) {
+                Some(Item::Rf { read, stamp, choice }) => {
+                    graph.restrict_to_stamp(stamp);
+                    graph.set_rf(read, choice.write, choice.spurious, model.sync_rules());
+                    graph.event_mut(read).added_max = false;
+                    return true;
+                }
+                Some(Item::Mo { write, stamp, pos }) => {
+                    graph.restrict_to_stamp(stamp);
+                    let loc = graph.event(write).as_write().expect("write").loc;
+                    graph.move_mo(loc, write, pos);
+                    graph.event_mut(write).added_max = false;
+                    self.write_added(graph, write, model);
+                    return true;
+                }
+                Some(Item::Revisit(g1)) => {
+                    let parent = std::mem::replace(graph, *g1);
+                    self.levels.last_mut().expect("level").saved = Some(parent);
+                    self.levels.push(Level::default());
+                    return true;
+                }
+                None => {
+                    if self.levels.len() <= 1 {
+                        return false;
+                    }
+                    self.levels.pop();
+                    *graph = self
+                        .levels
+                        .last_mut()
+                        .expect("parent level")
+                        .saved
+                        .take()
+                        .expect("parent graph saved");
+                }
+            }
         }
     }
 
@@ -179,60 +301,31 @@ impl Strategy for Trust {
     }
 
     fn next_execution(&mut self, graph: &mut ExecutionGraph, model: MemoryModel) -> bool {
-        if !self.started {
+        if self.pool.is_none() {
+            return self.advance(graph, model);
+        }
+        if let Some(root) = self.root.take() {
             self.started = true;
             self.levels.push(Level::default());
-            *graph = ExecutionGraph::new();
-            return true;
-        }
-        loop {
-            let item = self.levels.last_mut().and_then(|l| l.items.pop());
-            if let Some((depth, _)) = &item {
-                let depth = *depth;
-                let owned = self.take(depth);
-                if depth >= SPLIT_DEPTH && !owned {
-                    // Another shard's subtree: skip it whole.
-                    continue;
-                }
-                self.owned = owned;
-                self.depth = depth;
+            *graph = root.graph;
+            if let Some(w) = root.moved_write {
+                self.write_added(graph, w, model);
             }
-            match item.map(|(_, i)| i) {
-                Some(Item::Rf { read, stamp, choice }) => {
-                    graph.restrict_to_stamp(stamp);
-                    graph.set_rf(read, choice.write, choice.spurious, model.sync_rules());
-                    graph.event_mut(read).added_max = false;
-                    return true;
-                }
-                Some(Item::Mo { write, stamp, pos }) => {
-                    graph.restrict_to_stamp(stamp);
-                    let loc = graph.event(write).as_write().expect("write").loc;
-                    graph.move_mo(loc, write, pos);
-                    graph.event_mut(write).added_max = false;
-                    self.write_added(graph, write, model);
-                    return true;
-                }
-                Some(Item::Revisit(g1)) => {
-                    let parent = std::mem::replace(graph, *g1);
-                    self.levels.last_mut().expect("level").saved = Some(parent);
-                    self.levels.push(Level::default());
-                    return true;
-                }
-                None => {
-                    if self.levels.len() <= 1 {
-                        return false;
-                    }
-                    self.levels.pop();
-                    *graph = self
-                        .levels
-                        .last_mut()
-                        .expect("parent level")
-                        .saved
-                        .take()
-                        .expect("parent graph saved");
+        } else {
+            let pool = self.pool.as_ref().expect("a pool explorer");
+            if pool.is_stopped() {
+                return false;
+            }
+            if pool.wants_work() {
+                if let Some(s) = self.give_away(graph, model) {
+                    self.pool.as_ref().expect("a pool explorer").give(s);
                 }
             }
+            if !self.advance(graph, model) {
+                return false;
+            }
         }
+        self.pool.as_ref().expect("a pool explorer").next_execution()
     }
 
     fn schedule(&mut self, _g: &ExecutionGraph, enabled: &[ThreadId], _s: &[ThreadStatus]) -> Option<ThreadId> {
@@ -256,6 +349,10 @@ impl Strategy for Trust {
         last
     }
 
+    fn takes_leftmost(&self) -> bool {
+        true
+    }
+
     fn wants_revisits(&self) -> bool {
         true
     }
@@ -266,7 +363,7 @@ impl Strategy for Trust {
 
     fn write_added(&mut self, g: &ExecutionGraph, w: EventId, model: MemoryModel) {
         let we = g.event(w);
-        let wr = we.as_write().expect("write").clone();
+        let wr = *we.as_write().expect("write");
         let loc = wr.loc;
         let prefix = &we.porf;
         let mut reads: Vec<EventId> = g
@@ -292,7 +389,7 @@ impl Strategy for Trust {
         reads.sort_by_key(|&r| std::cmp::Reverse(g.event(r).stamp));
         let wpos = g.mo_position(loc, w);
         for r in reads {
-            let re = g.event(r).as_read().expect("read").clone();
+            let re = *g.event(r).as_read().expect("read");
             // Coherence of r reading w: w at or after what r's hb forces.
             let base = if r.index > 0 {
                 g.event(EventId::new(r.thread, r.index - 1)).hb.clone()

@@ -8,6 +8,7 @@
 
 pub mod opencl;
 pub mod relations;
+pub mod sc;
 
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules};
@@ -93,11 +94,19 @@ impl MemoryModel {
                 break;
             }
         }
+        if floor == d.mo.len() {
+            // The mo-last write is hb-before: nothing is later.
+            return floor;
+        }
         for &r in &d.reads {
             if Some(r) == skip || !hb.contains_in(space, r) {
                 continue;
             }
             let rf = g.event(r).as_read().expect("read").rf;
+            if hb.contains_in(space, rf) {
+                // An hb-before write sits at or below the floor already.
+                continue;
+            }
             let p = g.mo_position(loc, rf);
             if p > floor {
                 floor = p;
@@ -184,11 +193,31 @@ impl MemoryModel {
     /// whole of SC for `sc`.
     pub fn check_graph(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
-            MemoryModel::Sc => Relations::of(g, self.sync_rules()).check(g, true),
+            MemoryModel::Sc => {
+                let ok = sc::consistent(g);
+                debug_assert_eq!(
+                    ok,
+                    Relations::of(g, self.sync_rules()).check(g, true).is_ok(),
+                    "checker invariant: the linear SC check agrees with the relation algebra"
+                );
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Axiom::SequentialConsistency)
+                }
+            }
             // No thin air and atomicity hold by construction.
             MemoryModel::Porf => Ok(()),
             MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
                 if g.sc_events() < 2 {
+                    return Ok(());
+                }
+                if sc::po_eco_acyclic(g) {
+                    // psc ⊆ (po ∪ eco)+: no psc cycle either.
+                    debug_assert!(
+                        !Relations::of(g, self.sync_rules()).psc(g).has_cycle(),
+                        "checker invariant: psc is acyclic when po ∪ eco is"
+                    );
                     return Ok(());
                 }
                 let rel = Relations::of(g, self.sync_rules());

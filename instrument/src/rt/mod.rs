@@ -17,6 +17,7 @@ use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, Threa
 use scopecheck_checker::event::{EventId, EventKind, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{
     pct::Pct,
+    pool::{PoolStop, WorkPool},
     random::RandomWalk,
     reference::Reference,
     replay::Replay,
@@ -30,6 +31,7 @@ use scopecheck_checker::progress::Progress;
 use scopecheck_checker::{token, Engine, MemoryModel};
 use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use panic_hook::panic_message;
@@ -178,29 +180,37 @@ impl RunResult {
     }
 }
 
-/// Runs the exhaustive exploration of `f` split into `shards` parts on
-/// `threads` OS threads, each thread taking the next unexplored part until
-/// none is left (more parts than threads balance uneven subtrees), and
-/// merges the parts' results: the counts are exactly those of one
-/// exhaustive run. `config.strategy` is ignored.
-pub fn run_parallel(config: &RunConfig, threads: usize, shards: u32, f: &(dyn Fn() + Sync)) -> RunResult {
-    let shards = shards.max(1);
-    let next = std::sync::atomic::AtomicU32::new(0);
+/// Runs the exhaustive exploration of `f` on `threads` OS threads that
+/// share the work as it comes ([`WorkPool`]: an explorer gives the oldest
+/// subtree it holds to one that waits), and merges their results: the counts
+/// are exactly those of one exhaustive run. `config.strategy` is ignored;
+/// `max_executions` and `max_duration` bound the whole run.
+pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -> RunResult {
+    let threads = threads.max(1);
+    let start = Instant::now();
+    let pool = Arc::new(WorkPool::new(
+        threads,
+        config.max_executions,
+        config.max_duration.map(|d| start + d),
+    ));
+    let mut each = config.clone();
+    each.max_executions = None;
+    each.max_duration = None;
     let results: Vec<RunResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.max(1))
+        let handles: Vec<_> = (0..threads)
             .map(|_| {
-                let next = &next;
+                let (pool, each) = (&pool, &each);
                 scope.spawn(move || {
                     let mut mine: Vec<RunResult> = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if index >= shards {
-                            break mine;
+                    while let Some(subtree) = pool.take() {
+                        let strategy = Box::new(Trust::worker(pool.clone(), subtree));
+                        let r = run_strategy(each, strategy, f, &mut |_, _| {});
+                        if r.failures.len() >= each.max_failures {
+                            pool.stop(PoolStop::Failures);
                         }
-                        let mut c = config.clone();
-                        c.strategy = StrategyChoice::Shard { index, count: shards };
-                        mine.push(run(&c, f));
+                        mine.push(r);
                     }
+                    mine
                 })
             })
             .collect();
@@ -213,9 +223,22 @@ pub fn run_parallel(config: &RunConfig, threads: usize, shards: u32, f: &(dyn Fn
             .collect()
     });
     let mut it = results.into_iter();
-    let mut total = it.next().expect("at least one shard ran");
+    let mut total = it.next().expect("the first subtree was explored");
     for r in it {
         total.merge(r);
+    }
+    total.failures.truncate(config.max_failures);
+    total.elapsed = start.elapsed();
+    if let Some(why) = pool.stop_reason() {
+        total.complete = false;
+        total.incomplete_reason = Some(match why {
+            PoolStop::Failures => "stopped at the first failure".into(),
+            PoolStop::Executions(max) => format!("stopped after max_executions = {max}"),
+            PoolStop::Deadline => format!(
+                "stopped after max_duration = {:?}",
+                config.max_duration.unwrap_or_default()
+            ),
+        });
     }
     total.strategy = "exhaustive (parallel)";
     total
@@ -414,9 +437,15 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     if fenced {
         op_at(sc_fence(), src);
     }
-    let r = match suspend(Yield::Op(op, src)) {
-        Resume::Result(r) => r,
-        Resume::Go => unreachable!("visible operation resumed without a result"),
+    // While the thread replays the kept graph and its event is ready, it
+    // runs on without a switch to the scheduler.
+    let r = match with_shared(|s| s.engine.replay_inline(t, &op, src)) {
+        Some(Ok(r)) => r,
+        Some(Err(stop)) => abort_with(stop),
+        None => match suspend(Yield::Op(op, src)) {
+            Resume::Result(r) => r,
+            Resume::Go => unreachable!("visible operation resumed without a result"),
+        },
     };
     if fenced {
         op_at(sc_fence(), src);
@@ -606,6 +635,17 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
         Ok(s) => s,
         Err(e) => panic!("scopecheck: {e}"),
     };
+    run_strategy(config, strategy, f, on_end)
+}
+
+/// [`run_with`] with a strategy made by the caller (`config.strategy` is
+/// not looked at).
+fn run_strategy(
+    config: &RunConfig,
+    strategy: Box<dyn Strategy>,
+    f: &dyn Fn(),
+    on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd),
+) -> RunResult {
     let strategy_name = strategy.name();
     let engine = Engine::new(
         config.model,
@@ -629,6 +669,10 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
     let _guard = StateGuard;
     panic_hook::enter_model();
     let mut pool = stacks::Pool::new(config.stack_size);
+    let mut threads = Threads {
+        coroutines: Vec::new(),
+        status: Vec::new(),
+    };
     let start = Instant::now();
     let mut failures = Vec::new();
     let mut incomplete_reason = None;
@@ -650,7 +694,7 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
             break;
         }
         executions += 1;
-        let (end, failure) = run_one(f, &mut pool);
+        let (end, failure) = run_one(f, &mut pool, &mut threads);
         let owned = with_shared(|s| {
             let owned = s.engine.owns_execution();
             if owned {
@@ -802,7 +846,7 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
             let i = child as usize;
             if th.coroutines.len() <= i {
                 th.coroutines.resize_with(i + 1, || None);
-                th.status.resize(i + 1, ThreadStatus::Gone);
+                th.status.resize_with(i + 1, || ThreadStatus::Gone);
             }
             th.coroutines[i] = Some(new_coroutine(pool, child, body));
             if let Some(r) = resume(th, child, Resume::Go) {
@@ -812,17 +856,17 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
     }
 }
 
-fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failure>) {
-    let mut th = Threads {
-        coroutines: vec![],
-        status: vec![ThreadStatus::Gone],
-    };
+fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (ExecutionEnd, Option<Failure>) {
+    // The vectors are kept from one execution to the next (their capacity).
+    th.coroutines.clear();
+    th.status.clear();
+    th.status.push(ThreadStatus::Gone);
     let main_src = SourceLoc::caller();
     with_shared(|s| s.engine.start_main(main_src));
     th.coroutines.push(Some(new_coroutine(pool, 0, Box::new(f))));
-    let mut outcome = resume(&mut th, 0, Resume::Go);
+    let mut outcome = resume(th, 0, Resume::Go);
     if outcome.is_none() {
-        outcome = start_spawned(&mut th, pool);
+        outcome = start_spawned(th, pool);
     }
     let result: Result<ExecutionEnd, Stop> = loop {
         if let Some(r) = outcome.take() {
@@ -841,12 +885,12 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
                 match st {
                     ThreadStatus::SpinWait => {
                         with_shared(|s| s.engine.wake(t));
-                        outcome = resume(&mut th, t, Resume::Go);
+                        outcome = resume(th, t, Resume::Go);
                     }
                     ThreadStatus::Op(op, src) => {
                         let r = with_shared(|s| s.engine.visible(t, &op, src, &th.status));
                         match r {
-                            Ok(Some(res)) => outcome = resume(&mut th, t, Resume::Result(res)),
+                            Ok(Some(res)) => outcome = resume(th, t, Resume::Result(res)),
                             Ok(None) => {}
                             Err(stop) => break Err(stop),
                         }
@@ -854,7 +898,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool) -> (ExecutionEnd, Option<Failu
                     ThreadStatus::Gone | ThreadStatus::Discarded => unreachable!("scheduled a thread that cannot run"),
                 }
                 if outcome.is_none() {
-                    outcome = start_spawned(&mut th, pool);
+                    outcome = start_spawned(th, pool);
                 }
             }
         }
