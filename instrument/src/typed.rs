@@ -6,8 +6,10 @@
 //! [`AtomicValue`], the one rule.
 
 mod ops;
+mod scoped;
 
 pub use ops::{Arithmetic, Bitwise, MinMax};
+pub(crate) use scoped::scoped_ops;
 
 use crate::atomic::RawAtomic;
 use crate::value::AtomicValue;
