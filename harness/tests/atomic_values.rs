@@ -118,12 +118,12 @@ fn script<T: Val>(f: &impl Front<T>, [a, b, c, d]: [T; 4]) -> Vec<String> {
     out
 }
 
-/// `Front` for a generic front end: `$x` is the front end, `$v` the
-/// operand, `$c` a compare-exchange's expected value.
+/// `Front` for generic front ends with the same API: `$x` is the front
+/// end, `$v` the operand, `$c` a compare-exchange's expected value.
 macro_rules! front {
-    ($ty:ty, |$x:ident, $c:ident, $v:ident| {
+    ($($ty:ty),+; |$x:ident, $c:ident, $v:ident| {
         $ld:expr, $st:expr, $xchg:expr, $add:expr, $sub:expr, $min:expr, $max:expr, $cas:expr $(,)?
-    }) => {
+    }) => {$(
         impl<T: Val> Front<T> for $ty {
             fn ld(&self) -> T {
                 let $x = self;
@@ -158,10 +158,11 @@ macro_rules! front {
                 $cas
             }
         }
-    };
+    )+};
 }
 
-front!(MemAtomic<T>, |x, c, v| {
+// The two GPU front ends: every operation takes an order and a scope.
+front!(MemAtomic<T>, AtomicElement<'_, T>; |x, c, v| {
     x.load(SC, Scope::Device),
     x.store(v, SC, Scope::Device),
     x.swap(v, SC, Scope::Device),
@@ -172,18 +173,7 @@ front!(MemAtomic<T>, |x, c, v| {
     x.compare_exchange(c, v, SC, SC, Scope::Device),
 });
 
-front!(AtomicElement<'_, T>, |x, c, v| {
-    x.load(SC, Scope::Device),
-    x.store(v, SC, Scope::Device),
-    x.swap(v, SC, Scope::Device),
-    x.fetch_add(v, SC, Scope::Device),
-    x.fetch_sub(v, SC, Scope::Device),
-    x.fetch_min(v, SC, Scope::Device),
-    x.fetch_max(v, SC, Scope::Device),
-    x.compare_exchange(c, v, SC, SC, Scope::Device),
-});
-
-front!(AtomicRef<'_, T>, |x, c, v| {
+front!(AtomicRef<'_, T>; |x, c, v| {
     x.load(),
     x.store(v),
     x.exchange(v),
