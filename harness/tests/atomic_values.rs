@@ -2,7 +2,9 @@
 //! (`gpu::alloc_in`), GPU buffer elements (`Buffer::atomic`) and atomic
 //! references (`AtomicRef` on a `Plain` cell) keep a value as the same
 //! checker word with the same width and signedness, so the same script of
-//! operations gives exactly what std's atomics give, in each of them.
+//! operations gives exactly what std's atomics give, in each of them. The
+//! std-shaped shims (`scopecheck::sync::atomic`) and their classified
+//! relaxed accesses (`rlx`) keep values by the same rule and give the same.
 
 mod common;
 
@@ -205,8 +207,30 @@ macro_rules! std_front {
 use std::sync::atomic as sa;
 std_front! {
     i8 => sa::AtomicI8; i16 => sa::AtomicI16; i32 => sa::AtomicI32; i64 => sa::AtomicI64;
-    isize => sa::AtomicIsize; u8 => sa::AtomicU8; u64 => sa::AtomicU64; usize => sa::AtomicUsize;
+    isize => sa::AtomicIsize; u8 => sa::AtomicU8; u16 => sa::AtomicU16; u32 => sa::AtomicU32;
+    u64 => sa::AtomicU64; usize => sa::AtomicUsize;
 }
+
+/// The shims with std's API: the same macro, since their API is std's.
+use scopecheck::sync::atomic as ss;
+std_front! {
+    i8 => ss::AtomicI8; i16 => ss::AtomicI16; i32 => ss::AtomicI32; i64 => ss::AtomicI64;
+    isize => ss::AtomicIsize; u8 => ss::AtomicU8; u16 => ss::AtomicU16; u32 => ss::AtomicU32;
+    u64 => ss::AtomicU64; usize => ss::AtomicUsize;
+}
+
+// A shim's classified relaxed accesses (DRFrlx, `x.rlx(None)`): relaxed,
+// which a single thread cannot tell from `SeqCst`.
+front!(scopecheck::drfrlx::Rlx<'_, T>; |x, c, v| {
+    x.load().get(),
+    x.store(v),
+    x.swap(v).get(),
+    x.fetch_add(v).get(),
+    x.fetch_sub(v).get(),
+    x.fetch_min(v).get(),
+    x.fetch_max(v).get(),
+    x.compare_exchange(c, v).get(),
+});
 
 /// IEEE arithmetic on a cell, the reference for the floats (the scripts'
 /// values are no NaNs and no signed zeros, where `min` / `max` would need
@@ -295,6 +319,35 @@ fn floats_agree_with_ieee_arithmetic() {
     agree([-1e300f64, 0.125, 1e300, -7.5], Cell::new(-1e300f64));
 }
 
+/// Each std shim, and its classified accesses, against std's atomic of the
+/// same name, from the same values as the other front ends.
+macro_rules! shims_agree {
+    ($($atomic:ident: $vals:expr;)*) => {$(
+        let vals = $vals;
+        let want = script(&sa::$atomic::new(vals[0]), vals);
+        let shim = only(|rec: &dyn Fn(Vec<String>)| rec(script(&ss::$atomic::new(vals[0]), vals)));
+        assert_eq!(shim, want, "{} on {vals:?}", stringify!($atomic));
+        let rlx = only(|rec: &dyn Fn(Vec<String>)| rec(script(&ss::$atomic::new(vals[0]).rlx(None), vals)));
+        assert_eq!(rlx, want, "{}::rlx on {vals:?}", stringify!($atomic));
+    )*};
+}
+
+#[test]
+fn the_std_shims_and_their_classified_accesses_agree_with_std() {
+    shims_agree! {
+        AtomicI8: [-100i8, -100, 127, 5];
+        AtomicI16: [-30000i16, -30000, 32767, 3];
+        AtomicU8: [200u8, 100, 250, 3];
+        AtomicU16: [65000u16, 600, 65535, 9];
+        AtomicI32: [i32::MIN + 5, -10, i32::MAX, 1];
+        AtomicU32: [u32::MAX, 2, 7, u32::MAX - 1];
+        AtomicI64: [-1i64, i64::MIN, 7, -2];
+        AtomicIsize: [-3isize, isize::MAX, -7, 2];
+        AtomicU64: [u64::MAX, 1, 2, 5];
+        AtomicUsize: [usize::MAX - 1, 3, usize::MAX, 0];
+    }
+}
+
 /// The script pinned by hand once, so that a wrong reference cannot pass
 /// with a wrong front end: `i8` from -100.
 #[test]
@@ -343,7 +396,7 @@ fn bool_script(
 }
 
 #[test]
-fn bools_agree_with_std_on_both_front_ends_that_hold_them() {
+fn bools_agree_with_std_on_every_front_end_that_holds_them() {
     let std = sa::AtomicBool::new(true);
     let want = bool_script(
         &|| std.load(SC),
@@ -385,9 +438,41 @@ fn bools_agree_with_std_on_both_front_ends_that_hold_them() {
         v.push(format!("{:?}", b.to_vec())); // plain reads of both elements
         rec(v)
     });
+    let shim = only(|rec: &dyn Fn(Vec<String>)| {
+        let x = ss::AtomicBool::new(true);
+        rec(bool_script(
+            &|| x.load(SC),
+            &|v| x.swap(v, SC),
+            &|c, n| x.compare_exchange(c, n, SC, SC),
+            &|op, v| match op {
+                '&' => x.fetch_and(v, SC),
+                '|' => x.fetch_or(v, SC),
+                _ => x.fetch_xor(v, SC),
+            },
+        ))
+    });
+    let rlx = only(|rec: &dyn Fn(Vec<String>)| {
+        let a = ss::AtomicBool::new(true);
+        let x = a.rlx(None);
+        rec(bool_script(
+            &|| x.load().get(),
+            &|v| x.swap(v).get(),
+            &|c, n| x.compare_exchange(c, n).get(),
+            &|op, v| {
+                match op {
+                    '&' => x.fetch_and(v),
+                    '|' => x.fetch_or(v),
+                    _ => x.fetch_xor(v),
+                }
+                .get()
+            },
+        ))
+    });
     assert_eq!(mem, want);
     assert_eq!(buf[..want.len()], want[..]);
     assert_eq!(buf[want.len()], "[true, true]");
+    assert_eq!(shim, want, "the AtomicBool shim");
+    assert_eq!(rlx, want, "AtomicBool::rlx");
 }
 
 // --------------------------------------- plain accesses read the same word

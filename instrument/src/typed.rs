@@ -26,7 +26,7 @@ pub(crate) struct Typed<T: AtomicValue> {
 
 /// `T`'s word, masked to its width (a program's own `to_bits` may leave
 /// bits above it; the location would mask them anyway).
-fn word<T: AtomicValue>(v: T) -> Value {
+pub(crate) fn word<T: AtomicValue>(v: T) -> Value {
     T::TYPE.mask(v.to_bits())
 }
 
@@ -54,6 +54,12 @@ impl<T: AtomicValue> Typed<T> {
     /// The location.
     pub(crate) fn loc(&self) -> Loc {
         self.raw.loc
+    }
+
+    /// The raw location, for accesses that choose their own values (the
+    /// quantum oracle of `drfrlx`).
+    pub(crate) fn raw(&self) -> &RawAtomic {
+        &self.raw
     }
 
     /// A load with order `o` (`NonAtomic` for a plain read).
@@ -150,6 +156,12 @@ impl<T: Bitwise> Typed<T> {
     #[track_caller]
     pub(crate) fn fetch_xor(&self, v: T, o: Order, scope: Scope) -> T {
         self.rmw(RmwOp::Xor(word(v)), o, scope)
+    }
+
+    /// Nands in `v` (std's integer and `AtomicBool` shims have it).
+    #[track_caller]
+    pub(crate) fn fetch_nand(&self, v: T, o: Order, scope: Scope) -> T {
+        self.rmw(RmwOp::Nand(word(v)), o, scope)
     }
 }
 
