@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{both, builder, outcomes};
+use common::{both, builder, outcomes, the_failure};
 use scopecheck::scope::Placement;
 use scopecheck::sync::atomic_ref::{
     address_space, memory_order, memory_scope, thread_scope, AddressSpace, AtomicRef, AtomicValue, Ordering, Plain,
@@ -34,10 +34,7 @@ fn only<T: Ord + Clone + std::fmt::Debug + 'static>(body: impl Fn(&dyn Fn(T))) -
 /// Explores `body` and returns the report of its single failure, a panic.
 fn the_panic(body: impl Fn()) -> scopecheck::Failure {
     let r: Report = Builder::new().explore(body);
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = r.failures()[0].clone();
-    assert_eq!(f.kind(), FailureKind::Panic, "{}", f.message);
-    f
+    the_failure(&r, FailureKind::Panic).clone()
 }
 
 // ---------------------------------------------------------------- results
@@ -514,8 +511,7 @@ fn a_plain_read_racing_an_atomic_write_is_a_data_race() {
         let _ = c.read();
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::DataRace);
+    the_failure(&r, FailureKind::DataRace);
 }
 
 // ------------------------------------------------------------------ errors
@@ -842,8 +838,7 @@ fn the_docs_counter_example() {
     assert!(r.failures().is_empty(), "{r}");
     assert_eq!(r.executions(), 24);
     let r = b.explore(counter(memory_scope::work_group));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace);
+    the_failure(&r, FailureKind::HeterogeneousRace);
 }
 
 /// A pointer whose address changes from one execution to the next (here a
@@ -862,9 +857,7 @@ fn a_stored_pointer_that_differs_between_executions_is_nondeterminism() {
         let _ = AtomicRef::cuda(&*cell, thread_scope::system).load();
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
+    let f = the_failure(&r, FailureKind::Nondeterminism);
     assert!(f.message.contains("Store"), "{}", f.message);
 }
 
@@ -880,9 +873,7 @@ fn an_initial_pointer_that_differs_between_executions_is_nondeterminism() {
         let _ = AtomicRef::cuda(&*cell, thread_scope::system).load();
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
+    let f = the_failure(&r, FailureKind::Nondeterminism);
     assert!(f.message.contains("Alloc"), "{}", f.message);
 }
 
@@ -964,8 +955,6 @@ fn a_local_plain_cell_follows_local_barriers() {
     assert!(r.failures().is_empty(), "{r}");
     assert_eq!((o, r.executions()), (set([7]), 1));
     let (_, r) = handoff(FenceSpace::Global);
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
+    let f = the_failure(&r, FailureKind::DataRace);
     assert!(f.message.contains("in local memory"), "{}", f.message);
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{both, builder, outcomes};
+use common::{both, builder, outcomes, the_failure};
 use scopecheck::gpu::{alloc_in, AtomicElement, Buffer, MemAtomic, MemoryKind};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::Ordering;
@@ -574,9 +574,7 @@ fn every_front_end_refuses_values_wider_than_a_word_at_the_callers_line() {
     ];
     for (line, body) in bodies {
         let r: Report = Builder::new().explore(body);
-        assert_eq!(r.failures().len(), 1, "{r}");
-        let f = &r.failures()[0];
-        assert_eq!(f.kind(), FailureKind::Panic, "{}", f.message);
+        let f = the_failure(&r, FailureKind::Panic);
         assert!(f.message.contains("holds values of at most 8 bytes"), "{}", f.message);
         assert!(
             f.message.contains("Wide does not fit: this type has 16"),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{builder, outcomes};
+use common::{builder, outcomes, the_failure};
 use scopecheck::cell::UnsafeCell;
 use scopecheck::gpu::{launch, Launch};
 use scopecheck::hint;
@@ -54,9 +54,7 @@ fn passed(n: u32) -> Vec<u32> {
 }
 
 fn only_hang(r: &Report) -> HangInfo {
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Hang, "{r}");
+    let f = the_failure(r, FailureKind::Hang);
     f.hang.clone().expect("a hang names its threads")
 }
 
@@ -406,9 +404,8 @@ fn a_wait_for_nothing_stays_a_deadlock() {
                 },
             );
         });
-        assert_eq!(r.failures().len(), 1, "{progress}: {r}");
-        assert_eq!(r.failures()[0].kind(), FailureKind::Deadlock, "{progress}: {r}");
-        assert!(r.failures()[0].hang.is_none());
+        let f = the_failure(&r, FailureKind::Deadlock);
+        assert!(f.hang.is_none());
     }
 }
 
@@ -423,14 +420,14 @@ fn zero_resident_blocks_is_a_clear_error() {
 fn a_hang_replays_from_its_token() {
     let progress = Progress::OccupancyBound { resident_blocks: 2 };
     let r = src11(progress).explore(|| spin_barrier(3, 1)(&|_| {}));
-    let token = r.failures()[0].token.clone();
+    let token = the_failure(&r, FailureKind::Hang).token.clone();
     let replay = builder(MemoryModel::Src11, Strategy::Replay(token)).progress(progress);
     let r = replay.explore(|| spin_barrier(3, 1)(&|_| {}));
     assert!(!r.replay_diverged(), "{r}");
     let h = only_hang(&r);
     assert_eq!((h.waiting, h.awaited), (vec![1, 2], vec![3]));
     let r = src11(Progress::Unfair).explore(|| spin_barrier(2, 1)(&|_| {}));
-    let token = r.failures()[0].token.clone();
+    let token = the_failure(&r, FailureKind::Hang).token.clone();
     let replay = builder(MemoryModel::Src11, Strategy::Replay(token)).progress(Progress::Unfair);
     let h = only_hang(&replay.explore(|| spin_barrier(2, 1)(&|_| {})));
     assert_eq!((h.waiting, h.awaited), (vec![1], vec![2]));

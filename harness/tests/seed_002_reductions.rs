@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{both, builder, outcomes};
+use common::{both, builder, outcomes, the_failure};
 use scopecheck::gpu::{launch, Buffer, FenceSpace, Launch, Space};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::Ordering;
@@ -194,9 +194,7 @@ fn global_atomics_at_work_group_scope_across_groups_are_a_scope_mismatch() {
     // The same kernel with memory_scope::work_group and two work-groups: the
     // RMWs of different groups do not include each other's work-item.
     let r = explore(|| global_atomics(one_to(4), Launch::new(2, 2), Scope::Block)(&|_| {}));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::HeterogeneousRace, "{}", f.message);
+    let f = the_failure(&r, FailureKind::HeterogeneousRace);
     assert_eq!(race_space(f).0, Space::Global);
     assert_eq!(
         f.fix.as_deref().map(|s| s.starts_with("use device scope")),
@@ -226,9 +224,7 @@ fn tree_reduction_sums_in_one_execution() {
 fn dropping_either_barrier_of_the_tree_is_a_race_on_scratch() {
     for stride in [2, 1] {
         let r = explore(|| tree_reduction(one_to(8), 4, Tree::DropBarrier(stride))(&|_| {}));
-        assert_eq!(r.failures().len(), 1, "stride {stride}: {r}");
-        let f = &r.failures()[0];
-        assert_eq!(f.kind(), FailureKind::DataRace, "stride {stride}: {}", f.message);
+        let f = the_failure(&r, FailureKind::DataRace);
         let (space, what) = race_space(f);
         assert_eq!(space, Space::Local, "stride {stride}: the race is on the scratch array");
         // One side writes scratch, the other reads it; both plain.
@@ -242,9 +238,7 @@ fn dropping_either_barrier_of_the_tree_is_a_race_on_scratch() {
 #[test]
 fn a_barrier_only_active_work_items_reach_is_divergence() {
     let r = explore(|| tree_reduction(one_to(8), 4, Tree::BarrierInBranch)(&|_| {}));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::BarrierDivergence, "{}", f.message);
+    let f = the_failure(&r, FailureKind::BarrierDivergence);
     // In the first round work-items 0 and 1 wait; 2 and 3 skip the barrier.
     assert!(f.message.contains("2 of its 4 threads"), "{}", f.message);
 }
@@ -300,9 +294,7 @@ fn a_barrier_does_not_order_the_spaces_it_does_not_fence() {
     for (space, fence) in [(Space::Global, FenceSpace::Local), (Space::Local, FenceSpace::Global)] {
         for strategy in [Strategy::Exhaustive, Strategy::Reference] {
             let r = builder(MemoryModel::Src11, strategy).explore(|| handoff(space, fence)(&|_| {}));
-            assert_eq!(r.failures().len(), 1, "{space} handoff across a {fence} barrier: {r}");
-            let f = &r.failures()[0];
-            assert_eq!(f.kind(), FailureKind::DataRace, "{}", f.message);
+            let f = the_failure(&r, FailureKind::DataRace);
             assert_eq!(race_space(f).0, space);
             // The report names the barrier's fence as the cause.
             let other = if space == Space::Global { "local" } else { "global" };
@@ -370,8 +362,6 @@ fn one_barrier_call_with_different_fences_is_divergence() {
             },
         )
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::BarrierDivergence);
+    let f = the_failure(&r, FailureKind::BarrierDivergence);
     assert!(f.message.contains("fencing local memory") && f.message.contains("fencing global memory"));
 }

@@ -1,10 +1,10 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use scopecheck::{Builder, MemoryModel, Report, Strategy};
+use scopecheck::{Builder, Failure, FailureKind, MemoryModel, Report, Strategy};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::rc::Rc;
 
 /// Runs `body` under `builder`, giving it a function that records one
@@ -57,4 +57,40 @@ where
         "execution counts differ between exhaustive and reference under {model:?}"
     );
     (o1, r1.executions())
+}
+
+/// The one failure `r` found: asserts that there is exactly one and that
+/// it is a `kind`, showing the report when not.
+#[track_caller]
+pub fn the_failure(r: &Report, kind: FailureKind) -> &Failure {
+    one_failure(r.failures(), kind, r)
+}
+
+/// [`the_failure`] for reports that keep their failures in a list of their
+/// own (DRFrlx, litmus); `shown` is printed, after the failures found, when
+/// the assertion fails.
+#[track_caller]
+pub fn one_failure<'a>(failures: &'a [Failure], kind: FailureKind, shown: &dyn Display) -> &'a Failure {
+    match failures {
+        [f] => {
+            assert_eq!(
+                f.kind(),
+                kind,
+                "expected one {kind:?} failure, found a {:?} failure: {}\n{shown}",
+                f.kind(),
+                f.message
+            );
+            f
+        }
+        _ => {
+            let found: Vec<String> = failures
+                .iter()
+                .map(|f| format!("{:?}: {}", f.kind(), f.message))
+                .collect();
+            panic!(
+                "expected exactly one failure, a {kind:?}, found {}: {found:#?}\n{shown}",
+                failures.len()
+            )
+        }
+    }
 }
