@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{both, builder, the_failure};
+use common::{both, builder, race_space, the_failure};
 use scopecheck::gpu::{launch, Buffer, FenceSpace, Launch, Space};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::Ordering;
@@ -229,8 +229,10 @@ enum Access {
 /// enumerator) agree on every two-work-item handoff across a barrier: each
 /// space, each fence, each pair of accesses before and after it. Where the
 /// barrier fences the element's space the pair is ordered (no race, reads
-/// see the write); elsewhere a plain access races and an atomic read may
-/// see either value.
+/// see the write, one execution); elsewhere a plain access races (and the
+/// report says the barrier fences only the other space, and how to fix it)
+/// and two atomics are unordered (an atomic read may see either value; two
+/// stores take either order: two executions).
 #[test]
 fn clocks_and_relations_agree_on_every_handoff() {
     use Access::*;
@@ -283,8 +285,25 @@ fn clocks_and_relations_agree_on_every_handoff() {
                             _ => vec![9],
                         };
                         assert_eq!(o1, expect.into_iter().collect(), "{what}");
+                        assert_eq!(r1.executions(), if fence.fences(space) { 1 } else { 2 }, "{what}");
                     } else {
-                        assert_eq!(kinds(&r1), vec![FailureKind::DataRace], "{what}");
+                        let other = if space == Space::Global { "local" } else { "global" };
+                        for r in [&r1, &r2] {
+                            let f = the_failure(r, FailureKind::DataRace);
+                            assert_eq!(race_space(f).0, space, "{what}");
+                            let cause = f.cause.as_deref().unwrap_or_default();
+                            assert!(
+                                cause.contains(&format!(
+                                    "fences only {other} memory, and this location is in {space} memory"
+                                )),
+                                "{what}: {cause}"
+                            );
+                            assert!(
+                                f.fix.as_deref().unwrap_or_default().contains("FenceSpace::Both"),
+                                "{what}: {:?}",
+                                f.fix
+                            );
+                        }
                         racy += 1;
                     }
                 }

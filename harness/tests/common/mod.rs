@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use scopecheck::gpu::Space;
 use scopecheck::{Builder, Failure, FailureKind, MemoryModel, Report, Strategy};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -93,4 +94,12 @@ pub fn one_failure<'a>(failures: &'a [Failure], kind: FailureKind, shown: &dyn D
             )
         }
     }
+}
+
+/// The memory space of the location a race report names, and the
+/// descriptions of its two events.
+pub fn race_space(f: &Failure) -> (Space, Vec<String>) {
+    assert_eq!(f.events.len(), 2, "{}", f.message);
+    let loc = f.graph.event(f.events[0].id).loc().expect("a race is on a location");
+    (f.graph.space_of(loc), f.events.iter().map(|e| e.what.clone()).collect())
 }
