@@ -103,3 +103,23 @@ pub fn race_space(f: &Failure) -> (Space, Vec<String>) {
     let loc = f.graph.event(f.events[0].id).loc().expect("a race is on a location");
     (f.graph.space_of(loc), f.events.iter().map(|e| e.what.clone()).collect())
 }
+
+/// Where `needle` stands in a test file, as reports name source positions:
+/// `{file}:{line}:{column}`, the column that of the needle's first
+/// character. `src` is the file's `include_str!`, `file` its `file!()`.
+/// The needle must stand on exactly one line, not counting lines where it
+/// follows a `"` (where a test names it, as in the call of this function).
+pub fn position(file: &str, src: &str, needle: &str) -> String {
+    let hits: Vec<String> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.contains(&format!("\"{needle}")))
+        .filter_map(|(i, l)| l.find(needle).map(|c| format!("{file}:{}:{}", i + 1, c + 1)))
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "{needle:?} stands on exactly one line of {file}: {hits:?}"
+    );
+    hits[0].clone()
+}
