@@ -106,15 +106,22 @@ pub fn race_space(f: &Failure) -> (Space, Vec<String>) {
 
 /// Where `needle` stands in a test file, as reports name source positions:
 /// `{file}:{line}:{column}`, the column that of the needle's first
-/// character. `src` is the file's `include_str!`, `file` its `file!()`.
-/// The needle must stand on exactly one line, not counting lines where it
-/// follows a `"` (where a test names it, as in the call of this function).
+/// character, or of the character after a `^` in it (`"x.^load()"` is the
+/// column of `load`, which is where a method call's position points).
+/// `src` is the file's `include_str!`, `file` its `file!()`. The needle
+/// must stand on exactly one line, not counting lines where it follows a
+/// `"` (where a test names it, as in the call of this function).
 pub fn position(file: &str, src: &str, needle: &str) -> String {
+    let (before, after) = needle.split_once('^').unwrap_or(("", needle));
+    let text = format!("{before}{after}");
     let hits: Vec<String> = src
         .lines()
         .enumerate()
-        .filter(|(_, l)| !l.contains(&format!("\"{needle}")))
-        .filter_map(|(i, l)| l.find(needle).map(|c| format!("{file}:{}:{}", i + 1, c + 1)))
+        .filter(|(_, l)| !l.contains(&format!("\"{text}")))
+        .filter_map(|(i, l)| {
+            l.find(&text)
+                .map(|c| format!("{file}:{}:{}", i + 1, c + before.len() + 1))
+        })
         .collect();
     assert_eq!(
         hits.len(),
