@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{both, builder, outcomes};
+use common::{both, builder, outcomes, position, the_failure};
 use scopecheck::scope::Placement;
 use scopecheck::sync::atomic_ref::{
     address_space, memory_order, memory_scope, thread_scope, AddressSpace, AtomicRef, AtomicValue, Ordering, Plain,
@@ -14,7 +14,6 @@ use scopecheck::sync::atomic_ref::{
 use scopecheck::sync::Arc;
 use scopecheck::thread::{spawn, spawn_at};
 use scopecheck::{Builder, FailureKind, MemoryModel, Report, Strategy};
-use std::cell::Cell;
 use std::collections::BTreeSet;
 
 fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
@@ -34,10 +33,7 @@ fn only<T: Ord + Clone + std::fmt::Debug + 'static>(body: impl Fn(&dyn Fn(T))) -
 /// Explores `body` and returns the report of its single failure, a panic.
 fn the_panic(body: impl Fn()) -> scopecheck::Failure {
     let r: Report = Builder::new().explore(body);
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = r.failures()[0].clone();
-    assert_eq!(f.kind(), FailureKind::Panic, "{}", f.message);
-    f
+    the_failure(&r, FailureKind::Panic).clone()
 }
 
 // ---------------------------------------------------------------- results
@@ -514,39 +510,36 @@ fn a_plain_read_racing_an_atomic_write_is_a_data_race() {
         let _ = c.read();
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::DataRace);
+    the_failure(&r, FailureKind::DataRace);
 }
 
 // ------------------------------------------------------------------ errors
 
-/// Whether a panic message names the line `line` of this file.
-fn names_line(message: &str, line: &Cell<u32>) -> bool {
-    message.contains(&format!("atomic_ref.rs:{}:", line.get()))
+/// Where `needle` stands in this file, as reports name it.
+fn at(needle: &str) -> String {
+    position(file!(), include_str!("atomic_ref.rs"), needle)
+}
+
+/// Asserts that `f` is thread 0's panic saying exactly `what`, raised at
+/// the call that starts with `call` in this file (the caller's line, not
+/// the shim's).
+#[track_caller]
+fn assert_panic(f: &scopecheck::Failure, what: &str, call: &str) {
+    assert_eq!(f.message, format!("thread 0 panicked: {what} (at {})", at(call)));
 }
 
 #[test]
 fn a_release_load_is_an_error_at_the_call() {
-    let line = Cell::new(0);
     let f = the_panic(|| {
         let c = Plain::new(0i32);
         let r = AtomicRef::sycl(&c, memory_order::relaxed, memory_scope::device);
-        line.set(line!() + 1);
         r.load_with(memory_order::release);
     });
-    assert!(
-        f.message.contains(
-            "there is no such thing as a release load (sycl::atomic_ref<i32>: a load order must be relaxed, \
-             acquire or seq_cst)"
-        ),
-        "{}",
-        f.message
-    );
-    assert!(
-        names_line(&f.message, &line),
-        "{} does not name line {}",
-        f.message,
-        line.get()
+    assert_panic(
+        &f,
+        "there is no such thing as a release load (sycl::atomic_ref<i32>: a load order must be relaxed, acquire \
+         or seq_cst)",
+        "load_with(memory_order::release)",
     );
 }
 
@@ -556,36 +549,26 @@ fn an_acquire_release_load_is_an_error() {
         let c = Plain::new(0u64);
         AtomicRef::cuda(&c, thread_scope::device).load_scoped(Ordering::AcqRel, thread_scope::block);
     });
-    assert!(
-        f.message
-            .contains("there is no such thing as an acquire-release load (cuda::atomic_ref<u64>"),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        "there is no such thing as an acquire-release load (cuda::atomic_ref<u64>: a load order must be relaxed, \
+         acquire or seq_cst)",
+        "load_scoped(Ordering::AcqRel, thread_scope::block)",
     );
 }
 
 #[test]
 fn acquire_and_acquire_release_stores_are_errors() {
-    let line = Cell::new(0);
     let f = the_panic(|| {
         let c = Plain::new(0u32);
         let r = AtomicRef::sycl(&c, memory_order::seq_cst, memory_scope::device);
-        line.set(line!() + 1);
         r.store_with(1, memory_order::acquire);
     });
-    assert!(
-        f.message.contains(
-            "there is no such thing as an acquire store (sycl::atomic_ref<u32>: a store order must be relaxed, \
-             release or seq_cst)"
-        ),
-        "{}",
-        f.message
-    );
-    assert!(
-        names_line(&f.message, &line),
-        "{} does not name line {}",
-        f.message,
-        line.get()
+    assert_panic(
+        &f,
+        "there is no such thing as an acquire store (sycl::atomic_ref<u32>: a store order must be relaxed, \
+         release or seq_cst)",
+        "store_with(1, memory_order::acquire)",
     );
     let f = the_panic(|| {
         let c = Plain::new(0.5f32);
@@ -595,10 +578,11 @@ fn acquire_and_acquire_release_stores_are_errors() {
             memory_scope::system,
         );
     });
-    assert!(
-        f.message.contains("there is no such thing as an acquire-release store"),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        "there is no such thing as an acquire-release store (sycl::atomic_ref<f32>: a store order must be \
+         relaxed, release or seq_cst)",
+        "store_scoped(",
     );
 }
 
@@ -612,13 +596,11 @@ fn release_and_acquire_release_failure_orders_are_errors() {
             (memory_order::seq_cst, memory_order::release),
         );
     });
-    assert!(
-        f.message.contains(
-            "there is no such thing as a release failure ordering (sycl::atomic_ref<i64>: a compare-exchange's \
-             failure order must be relaxed, acquire or seq_cst)"
-        ),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        "there is no such thing as a release failure ordering (sycl::atomic_ref<i64>: a compare-exchange's \
+         failure order must be relaxed, acquire or seq_cst)",
+        "compare_exchange_weak_with(",
     );
     let f = the_panic(|| {
         let c = Plain::new(0i64);
@@ -629,11 +611,11 @@ fn release_and_acquire_release_failure_orders_are_errors() {
             thread_scope::system,
         );
     });
-    assert!(
-        f.message
-            .contains("there is no such thing as an acquire-release failure ordering"),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        "there is no such thing as an acquire-release failure ordering (cuda::atomic_ref<i64>: a \
+         compare-exchange's failure order must be relaxed, acquire or seq_cst)",
+        "compare_exchange_strong_scoped(",
     );
 }
 
@@ -665,66 +647,63 @@ fn every_default_order_is_valid_for_every_operation() {
 
 #[test]
 fn sycl_default_order_must_be_relaxed_acq_rel_or_seq_cst() {
-    let line = Cell::new(0);
+    let why = "sycl::atomic_ref<i32>: the default order must be relaxed, acq_rel or seq_cst (SYCL defines \
+               default_read_order and default_write_order only for those)";
     let f = the_panic(|| {
         let c = Plain::new(0i32);
-        line.set(line!() + 1);
         let _ = AtomicRef::sycl(&c, memory_order::acquire, memory_scope::device);
     });
-    assert!(
-        f.message.contains(
-            "sycl::atomic_ref<i32>: the default order must be relaxed, acq_rel or seq_cst (SYCL defines \
-             default_read_order and default_write_order only for those), not Acquire"
-        ),
-        "{}",
-        f.message
-    );
-    assert!(
-        names_line(&f.message, &line),
-        "{} does not name line {}",
-        f.message,
-        line.get()
+    assert_panic(
+        &f,
+        &format!("{why}, not Acquire"),
+        "AtomicRef::sycl(&c, memory_order::acquire",
     );
     let f = the_panic(|| {
         let c = Plain::new(0i32);
         let _ = AtomicRef::sycl(&c, memory_order::release, memory_scope::device);
     });
-    assert!(f.message.contains("not Release"), "{}", f.message);
+    assert_panic(
+        &f,
+        &format!("{why}, not Release"),
+        "AtomicRef::sycl(&c, memory_order::release",
+    );
 }
 
 #[test]
 fn sycl_types_are_its_integers_floats_and_pointers() {
+    let types = "T must be int, unsigned int, long, unsigned long, long long, unsigned long long, float, double or \
+                 a pointer, of 4 or 8 bytes (i32, u32, i64, u64, isize, usize, f32, f64, *mut U, *const U)";
     let f = the_panic(|| {
-        let c = Plain::new(0u8);
-        let _ = AtomicRef::sycl(&c, memory_order::relaxed, memory_scope::device);
+        let small = Plain::new(0u8);
+        let _ = AtomicRef::sycl(&small, memory_order::relaxed, memory_scope::device);
     });
-    assert!(
-        f.message
-            .contains("sycl::atomic_ref<u8>: T must be int, unsigned int, long, unsigned long, long long"),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        &format!("sycl::atomic_ref<u8>: {types}; u8 is a 1-byte unsigned integer"),
+        "AtomicRef::sycl(&small,",
     );
-    assert!(f.message.contains("; u8 is a 1-byte unsigned integer"), "{}", f.message);
     let f = the_panic(|| {
-        let c = Plain::new(true);
-        let _ = AtomicRef::sycl(&c, memory_order::relaxed, memory_scope::device);
+        let flag = Plain::new(true);
+        let _ = AtomicRef::sycl(&flag, memory_order::relaxed, memory_scope::device);
     });
-    assert!(f.message.contains("; bool is a 1-byte bool"), "{}", f.message);
+    assert_panic(
+        &f,
+        &format!("sycl::atomic_ref<bool>: {types}; bool is a 1-byte bool"),
+        "AtomicRef::sycl(&flag,",
+    );
 }
 
 #[test]
 fn cuda_types_must_have_four_or_eight_bytes() {
     let f = the_panic(|| {
-        let c = Plain::new(0i16);
-        let _ = AtomicRef::cuda(&c, thread_scope::block);
+        let short = Plain::new(0i16);
+        let _ = AtomicRef::cuda(&short, thread_scope::block);
     });
-    assert!(
-        f.message.contains(
-            "cuda::atomic_ref<i16>: the checker models atomic references to 4- and 8-byte objects, and this \
-             type has 2 bytes"
-        ),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        "cuda::atomic_ref<i16>: the checker models atomic references to 4- and 8-byte objects, and this type has \
+         2 bytes",
+        "AtomicRef::cuda(&short,",
     );
 }
 
@@ -744,32 +723,26 @@ fn plain_cells_hold_at_most_eight_bytes() {
     let f = the_panic(|| {
         let _ = Plain::new(Wide([1, 2]));
     });
-    assert!(f.message.contains("holds values of at most 8 bytes"), "{}", f.message);
-    assert!(f.message.contains("this type has 16"), "{}", f.message);
+    assert_panic(
+        &f,
+        "scopecheck: a checker location holds values of at most 8 bytes (it keeps each one as a 64-bit pattern), \
+         and atomic_ref::plain_cells_hold_at_most_eight_bytes::Wide does not fit: this type has 16",
+        "Plain::new(Wide([1, 2]))",
+    );
 }
 
 #[test]
 fn an_asserted_address_space_must_match_the_cells() {
     let f = the_panic(|| {
         let c = Plain::local(0i32);
-        let _ = AtomicRef::sycl_in(
-            &c,
-            memory_order::relaxed,
-            memory_scope::work_group,
-            address_space::global_space,
-        );
+        let asserted = address_space::global_space;
+        let _ = AtomicRef::sycl_in(&c, memory_order::relaxed, memory_scope::work_group, asserted);
     });
-    assert!(
-        f.message
-            .contains("sycl::atomic_ref<i32> asserts address_space::global_space, but Plain<i32>(loc0."),
-        "{}",
-        f.message
-    );
-    assert!(
-        f.message
-            .contains("was made in local_space (SYCL: a mismatched address space is undefined behaviour)"),
-        "{}",
-        f.message
+    assert_panic(
+        &f,
+        "sycl::atomic_ref<i32> asserts address_space::global_space, but Plain<i32>(loc0.0) was made in \
+         local_space (SYCL: a mismatched address space is undefined behaviour)",
+        "AtomicRef::sycl_in(&c, memory_order::relaxed, memory_scope::work_group, asserted)",
     );
     // A matching assertion, and any assertion on a cell whose space was not
     // said, are fine. (Local memory is reached only inside a kernel: a host
@@ -842,8 +815,7 @@ fn the_docs_counter_example() {
     assert!(r.failures().is_empty(), "{r}");
     assert_eq!(r.executions(), 24);
     let r = b.explore(counter(memory_scope::work_group));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace);
+    the_failure(&r, FailureKind::HeterogeneousRace);
 }
 
 /// A pointer whose address changes from one execution to the next (here a
@@ -862,11 +834,23 @@ fn a_stored_pointer_that_differs_between_executions_is_nondeterminism() {
         let _ = AtomicRef::cuda(&*cell, thread_scope::system).load();
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
-    assert!(f.message.contains("Store"), "{}", f.message);
+    let f = the_failure(&r, FailureKind::Nondeterminism);
+    // Exact but for the checker's internal rendering of the operation.
+    assert!(f.message.starts_with("thread 1 did `Store { "), "{}", f.message);
+    assert!(
+        f.message.ends_with(&format!(
+            "value: 4104, scope: System }}` at {} where an earlier run with the same choices did `store(sc) \
+             loc0.0 := 4096`; {NOT_CONTROLLED}",
+            at("store(fresh)")
+        )),
+        "{}",
+        f.message
+    );
 }
+
+/// What a nondeterminism report says last.
+const NOT_CONTROLLED: &str = "the program depends on something the checker does not control (time, randomness, \
+                              OS threads, std atomics or statics shared between executions)";
 
 /// The same for a cell's initial value.
 #[test]
@@ -880,10 +864,21 @@ fn an_initial_pointer_that_differs_between_executions_is_nondeterminism() {
         let _ = AtomicRef::cuda(&*cell, thread_scope::system).load();
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Nondeterminism, "{}", f.message);
-    assert!(f.message.contains("Alloc"), "{}", f.message);
+    let f = the_failure(&r, FailureKind::Nondeterminism);
+    assert!(
+        f.message.starts_with("thread 0 did `Alloc { init: 4104, "),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message.ends_with(&format!(
+            "}}` at {} where an earlier run with the same choices did `new atomic loc0.0 = 4096`; \
+             {NOT_CONTROLLED}",
+            at("Plain::new(fresh)")
+        )),
+        "{}",
+        f.message
+    );
 }
 
 /// Seed 002's third reduction, in miniature: each work-group counts into
@@ -946,7 +941,7 @@ fn a_local_plain_cell_follows_local_barriers() {
             let got = Plain::new(0u32);
             launch(
                 Launch::new(1, 2),
-                |_| Plain::local(0u32),
+                |_| Plain::<u32>::local(0),
                 |item| {
                     if item.thread_idx() == 0 {
                         item.shared().write(7);
@@ -964,8 +959,15 @@ fn a_local_plain_cell_follows_local_barriers() {
     assert!(r.failures().is_empty(), "{r}");
     assert_eq!((o, r.executions()), (set([7]), 1));
     let (_, r) = handoff(FenceSpace::Global);
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
-    assert!(f.message.contains("in local memory"), "{}", f.message);
+    let f = the_failure(&r, FailureKind::DataRace);
+    let (write, read) = (at("write(7)"), at("got.write(item.shared().^read())"));
+    assert_eq!(
+        f.message,
+        format!(
+            "data race on loc0.2 in local memory (created at {}): `store(na) loc0.2 := 7` (thread 1, {write}) and \
+             `load(na) loc0.2 = 7 (rf T1.1)` (thread 2, {read}) conflict and neither happens before the other; \
+             the barrier between {write} and {read} fences only global memory, and this location is in local memory",
+            at("Plain::<u32>::local(0)")
+        )
+    );
 }

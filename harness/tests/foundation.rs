@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::the_failure;
 use scopecheck::cell::UnsafeCell;
 use scopecheck::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
@@ -55,9 +56,7 @@ fn message_passing_release_acquire_passes() {
 #[test]
 fn message_passing_relaxed_is_a_data_race_with_both_lines() {
     let r = Builder::new().explore(message_passing(Ordering::Relaxed));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::DataRace);
+    let f = the_failure(&r, FailureKind::DataRace);
     // Both accesses are named, with this file's lines.
     assert_eq!(f.events.len(), 2);
     let lines: Vec<u32> = f.events.iter().map(|e| e.src.line()).collect();
@@ -95,14 +94,12 @@ fn message_passing_relaxed_fails_the_model() {
 #[test]
 fn replay_token_reproduces_the_same_failure() {
     let r = Builder::new().explore(message_passing(Ordering::Relaxed));
-    let f = &r.failures()[0];
+    let f = the_failure(&r, FailureKind::DataRace);
     let mut b = Builder::new();
     b.strategy = Strategy::Replay(f.token.clone());
     let again = b.explore(message_passing(Ordering::Relaxed));
     assert!(!again.replay_diverged(), "{again}");
-    assert_eq!(again.failures().len(), 1, "{again}");
-    let g = &again.failures()[0];
-    assert_eq!(g.kind(), FailureKind::DataRace);
+    let g = the_failure(&again, FailureKind::DataRace);
     assert_eq!(g.token, f.token, "the replayed execution is the same execution");
     let ids = |x: &scopecheck::Failure| x.events.iter().map(|e| (e.id, e.src.line())).collect::<Vec<_>>();
     assert_eq!(ids(f), ids(g));
@@ -115,7 +112,7 @@ fn replay_of_a_passing_execution_runs_once_and_passes() {
     // invents a failure. Here: the Release version with the Relaxed version's token.
     let r = Builder::new().explore(message_passing(Ordering::Relaxed));
     let mut b = Builder::new();
-    b.strategy = Strategy::Replay(r.failures()[0].token.clone());
+    b.strategy = Strategy::Replay(the_failure(&r, FailureKind::DataRace).token.clone());
     let again = b.explore(message_passing(Ordering::Release));
     assert!(again.failures().is_empty(), "{again}");
     assert_eq!(again.runs(), 1);
@@ -131,9 +128,7 @@ fn assertion_failures_are_reported_with_message_and_line() {
         assert_eq!(v, 0, "saw the store");
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1);
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Panic);
+    let f = the_failure(&r, FailureKind::Panic);
     assert!(f.message.contains("saw the store"), "{}", f.message);
     assert!(f.message.contains("foundation.rs:"), "{}", f.message);
     assert_eq!(f.thread, Some(0));
@@ -145,10 +140,9 @@ fn a_panic_in_a_spawned_thread_fails_the_execution_without_aborting() {
         let t = thread::spawn(|| panic!("boom in thread"));
         let _ = t.join();
     });
-    assert_eq!(r.failures().len(), 1);
-    assert_eq!(r.failures()[0].kind(), FailureKind::Panic);
-    assert!(r.failures()[0].message.contains("boom in thread"));
-    assert_eq!(r.failures()[0].thread, Some(1));
+    let f = the_failure(&r, FailureKind::Panic);
+    assert!(f.message.contains("boom in thread"));
+    assert_eq!(f.thread, Some(1));
 }
 
 #[test]
@@ -162,13 +156,8 @@ fn a_loop_without_spin_hint_is_a_runaway_thread() {
         while !flag.load(Ordering::Acquire) {}
         t.join().unwrap();
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::Runaway);
-    assert!(
-        r.failures()[0].message.contains("spin_loop"),
-        "{}",
-        r.failures()[0].message
-    );
+    let f = the_failure(&r, FailureKind::Runaway);
+    assert!(f.message.contains("spin_loop"), "{}", f.message);
 }
 
 #[test]
@@ -200,13 +189,8 @@ fn a_spin_loop_nobody_ends_is_a_deadlock() {
             thread::yield_now();
         }
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::Deadlock);
-    assert!(
-        r.failures()[0].message.contains("spins on"),
-        "{}",
-        r.failures()[0].message
-    );
+    let f = the_failure(&r, FailureKind::Deadlock);
+    assert!(f.message.contains("spins on"), "{}", f.message);
 }
 
 #[test]
@@ -222,9 +206,7 @@ fn joining_threads_that_wait_for_each_other_is_a_deadlock() {
         t.join().unwrap();
         go.store(true, Ordering::Release);
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Deadlock);
+    let f = the_failure(&r, FailureKind::Deadlock);
     assert!(f.message.contains("join thread 1"), "{}", f.message);
 }
 
@@ -285,9 +267,7 @@ fn invalid_orderings_use_std_wording() {
     ];
     for (want, f) in cases {
         let r = Builder::new().explore(f);
-        assert_eq!(r.failures().len(), 1);
-        let fl = &r.failures()[0];
-        assert_eq!(fl.kind(), FailureKind::Panic);
+        let fl = the_failure(&r, FailureKind::Panic);
         assert!(fl.message.contains(want), "{} does not contain {want}", fl.message);
         assert!(
             fl.message.contains("foundation.rs"),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{both, builder, outcomes};
+use common::{both, builder, outcomes, the_failure};
 use scopecheck::cell::UnsafeCell;
 use scopecheck::gpu::{launch, Launch};
 use scopecheck::scope::Scope;
@@ -71,8 +71,7 @@ fn without_the_barrier_it_is_a_data_race() {
             },
         );
     });
-    assert_eq!(report.failures().len(), 1, "{report}");
-    assert_eq!(report.failures()[0].kind(), FailureKind::DataRace);
+    the_failure(&report, FailureKind::DataRace);
 }
 
 /// A thread that returns before the barrier leaves the others waiting.
@@ -91,9 +90,7 @@ fn a_thread_skipping_the_barrier_is_divergence() {
             },
         );
     });
-    assert_eq!(report.failures().len(), 1, "{report}");
-    let f = &report.failures()[0];
-    assert_eq!(f.kind(), FailureKind::BarrierDivergence);
+    let f = the_failure(&report, FailureKind::BarrierDivergence);
     assert!(f.message.contains("2 of its 3 threads"), "{}", f.message);
     assert!(f.message.contains("finished"), "{}", f.message);
 }
@@ -116,9 +113,7 @@ fn different_barrier_calls_are_divergence() {
             },
         );
     });
-    assert_eq!(report.failures().len(), 1, "{report}");
-    let f = &report.failures()[0];
-    assert_eq!(f.kind(), FailureKind::BarrierDivergence);
+    let f = the_failure(&report, FailureKind::BarrierDivergence);
     assert!(f.message.contains("meet at different barriers"), "{}", f.message);
 }
 

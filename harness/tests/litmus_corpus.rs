@@ -4,7 +4,6 @@
 use scopecheck::litmus::ast::{Expr, ExprKind, Stmt, StmtKind};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
 use scopecheck::litmus::{check_file, LitmusModel, Options, TestError};
-use scopecheck::MemoryModel;
 use scopecheck::Strategy;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -175,32 +174,4 @@ fn size(path: &Path) -> (usize, usize) {
             .sum()
     }
     (t.threads.iter().map(|th| stmts(&th.body)).sum(), t.threads.len())
-}
-
-/// DESIGN.md 6: `src11` with every operation at system scope gives exactly
-/// the `rc11` outcomes. Every C test of the corpus writes no scope (so every
-/// atomic is at system scope) and places no thread: same final states, same
-/// executions, same races, same verdict.
-#[test]
-fn src11_at_system_scope_is_rc11() {
-    let mut compared = 0;
-    for dir in ["public/c11", "families"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(corpus().join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-            .collect();
-        files.sort();
-        for f in files {
-            let a = check_file(&f, &opts(LitmusModel::Engine(MemoryModel::Rc11), Strategy::Exhaustive)).unwrap();
-            let b = check_file(&f, &opts(LitmusModel::Engine(MemoryModel::Src11), Strategy::Exhaustive)).unwrap();
-            let name = f.display();
-            assert_eq!(a.states, b.states, "{name}");
-            assert_eq!((a.executions, a.blocked), (b.executions, b.blocked), "{name}");
-            assert_eq!(a.racy_executions, b.racy_executions, "{name}");
-            assert_eq!(a.verdict(), b.verdict(), "{name}");
-            compared += 1;
-        }
-    }
-    assert_eq!(compared, 66);
 }

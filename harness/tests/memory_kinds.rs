@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::builder;
+use common::{builder, the_failure};
 use scopecheck::gpu::{alloc_in, alloc_on_device, launch, DeviceAttributes, Launch, MemoryKind, Platform};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::Ordering;
@@ -180,7 +180,7 @@ fn the_report_names_the_missing_attribute() {
             );
         });
     });
-    let f = &r.failures()[0];
+    let f = the_failure(&r, FailureKind::DataRace);
     assert!(
         f.message.contains(
             "`fetch_add` at system scope on managed memory is atomic only if concurrentManagedAccess \
@@ -299,7 +299,7 @@ fn a_host_access_after_the_kernel_still_disqualifies_device_memory() {
         x.load(Ordering::Relaxed, Scope::System);
     });
     assert_eq!(verdict(&r), Verdict::Plain("host thread"));
-    let f = &r.failures()[0];
+    let f = the_failure(&r, FailureKind::DataRace);
     // The race is between the two kernel threads (1 and 2).
     let threads: Vec<u32> = f.events.iter().map(|e| e.id.thread).collect();
     assert_eq!(threads, vec![1, 2], "{}", f.message);

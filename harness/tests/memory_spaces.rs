@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{both, builder};
+use common::{both, builder, race_space, the_failure};
 use scopecheck::gpu::{launch, Buffer, FenceSpace, Launch, Space};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::Ordering;
@@ -103,9 +103,7 @@ fn a_barrier_edge_then_release_acquire_orders_only_the_barriers_spaces() {
     }
     for strategy in [Strategy::Exhaustive, Strategy::Reference] {
         let r = builder(MemoryModel::Src11, strategy).explore(body(FenceSpace::Local));
-        assert_eq!(r.failures().len(), 1, "{r}");
-        let f = &r.failures()[0];
-        assert_eq!(f.kind(), FailureKind::DataRace, "{}", f.message);
+        let f = the_failure(&r, FailureKind::DataRace);
         assert!(f.message.contains("fences only local memory"), "{}", f.message);
     }
 }
@@ -126,9 +124,7 @@ fn a_local_race_names_local_memory() {
             },
         )
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::DataRace);
+    let f = the_failure(&r, FailureKind::DataRace);
     assert!(f.message.contains("in local memory (created at"), "{}", f.message);
 }
 
@@ -162,9 +158,7 @@ fn an_index_out_of_bounds_is_the_users_panic() {
         let b = Buffer::new(2, 0u8);
         b.set(2, 1);
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Panic);
+    let f = the_failure(&r, FailureKind::Panic);
     assert!(
         f.message
             .contains("index out of bounds: the global buffer has 2 elements but the index is 2"),
@@ -202,9 +196,7 @@ fn local_memory_shared_by_two_blocks_is_a_misuse() {
             |ctx| scratch.set(ctx.thread_idx() as usize, 1),
         )
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Misuse, "{}", f.message);
+    let f = the_failure(&r, FailureKind::Misuse);
     assert!(f.message.contains("is used by two blocks"), "{}", f.message);
     assert!(f.fix.as_deref().unwrap_or_default().contains("per-block closure"));
 }
@@ -216,9 +208,7 @@ fn local_memory_on_the_host_is_a_misuse() {
         let scratch = Buffer::<u32>::local(1);
         let _ = scratch.get(0);
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::Misuse, "{}", f.message);
+    let f = the_failure(&r, FailureKind::Misuse);
     assert!(
         f.message.contains("(a host thread) accessed local memory"),
         "{}",
@@ -239,8 +229,10 @@ enum Access {
 /// enumerator) agree on every two-work-item handoff across a barrier: each
 /// space, each fence, each pair of accesses before and after it. Where the
 /// barrier fences the element's space the pair is ordered (no race, reads
-/// see the write); elsewhere a plain access races and an atomic read may
-/// see either value.
+/// see the write, one execution); elsewhere a plain access races (and the
+/// report says the barrier fences only the other space, and how to fix it)
+/// and two atomics are unordered (an atomic read may see either value; two
+/// stores take either order: two executions).
 #[test]
 fn clocks_and_relations_agree_on_every_handoff() {
     use Access::*;
@@ -293,8 +285,25 @@ fn clocks_and_relations_agree_on_every_handoff() {
                             _ => vec![9],
                         };
                         assert_eq!(o1, expect.into_iter().collect(), "{what}");
+                        assert_eq!(r1.executions(), if fence.fences(space) { 1 } else { 2 }, "{what}");
                     } else {
-                        assert_eq!(kinds(&r1), vec![FailureKind::DataRace], "{what}");
+                        let other = if space == Space::Global { "local" } else { "global" };
+                        for r in [&r1, &r2] {
+                            let f = the_failure(r, FailureKind::DataRace);
+                            assert_eq!(race_space(f).0, space, "{what}");
+                            let cause = f.cause.as_deref().unwrap_or_default();
+                            assert!(
+                                cause.contains(&format!(
+                                    "fences only {other} memory, and this location is in {space} memory"
+                                )),
+                                "{what}: {cause}"
+                            );
+                            assert!(
+                                f.fix.as_deref().unwrap_or_default().contains("FenceSpace::Both"),
+                                "{what}: {:?}",
+                                f.fix
+                            );
+                        }
                         racy += 1;
                     }
                 }

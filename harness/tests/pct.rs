@@ -3,10 +3,13 @@
 //! thread to run a long stretch before another takes a step it beats the
 //! uniform random walk by a wide margin (the reason PCT exists).
 
+mod common;
+
+use common::the_failure;
 use scopecheck::sync::atomic::{AtomicUsize, Ordering::*};
 use scopecheck::sync::{Arc, Mutex};
 use scopecheck::thread;
-use scopecheck::{Builder, Strategy};
+use scopecheck::{Builder, FailureKind, Strategy};
 use std::collections::BTreeSet;
 
 /// Store buffering, relaxed: the final (r0, r1) pairs.
@@ -75,7 +78,7 @@ fn executions_to_failure(strategy: Strategy, steps: usize) -> u64 {
         assert!(!*done.lock().unwrap(), "thread 1 finished first");
         t.join().unwrap();
     });
-    assert_eq!(report.failures().len(), 1, "{report}");
+    the_failure(&report, FailureKind::Panic);
     report.runs()
 }
 

@@ -2,6 +2,9 @@
 //! replay of that one execution. (Its own test binary: the environment is
 //! shared by every test of a binary.)
 
+mod common;
+
+use common::the_failure;
 use scopecheck::cell::UnsafeCell;
 use scopecheck::sync::atomic::{AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
@@ -25,15 +28,15 @@ fn racy() {
 fn the_environment_variable_selects_a_replay() {
     let mut b = Builder::new();
     b.strategy = Strategy::Exhaustive;
-    let token = b.explore(racy).failures()[0].token.clone();
+    let first = b.explore(racy);
+    let token = the_failure(&first, FailureKind::DataRace).token.clone();
     std::env::set_var("SCOPECHECK_REPLAY", &token);
     let replay = Builder::new();
     assert_eq!(replay.strategy, Strategy::Replay(token.clone()));
     let r = replay.explore(racy);
     assert_eq!(r.runs(), 1);
-    assert_eq!(r.failures().len(), 1);
-    assert_eq!(r.failures()[0].kind(), FailureKind::DataRace);
-    assert_eq!(r.failures()[0].token, token);
+    let f = the_failure(&r, FailureKind::DataRace);
+    assert_eq!(f.token, token);
     let panic = std::panic::catch_unwind(|| scopecheck::model(racy)).unwrap_err();
     let msg = panic.downcast_ref::<String>().unwrap();
     assert!(msg.contains("data race") && msg.contains(&token), "{msg}");

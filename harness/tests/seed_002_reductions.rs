@@ -1,8 +1,9 @@
 //! Seed 002 (oneAPI developer guide, "Local barriers vs global atomics"):
 //! the guide's three ways to sum a small vector, written as the guide writes
 //! them, under `src11`; then the bugs the tree reduction invites (a missing
-//! barrier, a barrier in a divergent branch, a barrier that fences the wrong
-//! memory space).
+//! barrier, a barrier in a divergent branch, one barrier call with different
+//! fences). A barrier that fences the wrong memory space is a rule of memory
+//! spaces: `memory_spaces.rs` checks every handoff across every fence.
 //!
 //! Every race-free kernel below is deterministic in its plain accesses, so
 //! the execution counts are those of its atomics alone: 1 for the kernels
@@ -11,22 +12,14 @@
 
 mod common;
 
-use common::{both, builder, outcomes};
+use common::{both, builder, outcomes, race_space, the_failure};
 use scopecheck::gpu::{launch, Buffer, FenceSpace, Launch, Space};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::Ordering;
-use scopecheck::{Failure, FailureKind, MemoryModel, Report, Strategy};
+use scopecheck::{FailureKind, MemoryModel, Report, Strategy};
 
 fn explore(body: impl Fn()) -> Report {
     builder(MemoryModel::Src11, Strategy::Exhaustive).explore(body)
-}
-
-/// The memory space of the location a race report names, and the
-/// descriptions of its two events.
-fn race_space(f: &Failure) -> (Space, Vec<String>) {
-    assert_eq!(f.events.len(), 2, "{}", f.message);
-    let loc = f.graph.event(f.events[0].id).loc().expect("a race is on a location");
-    (f.graph.space_of(loc), f.events.iter().map(|e| e.what.clone()).collect())
 }
 
 /// Kernel 1 of the seed: `parallel_for(data_size)`, and only work-item 0
@@ -194,9 +187,7 @@ fn global_atomics_at_work_group_scope_across_groups_are_a_scope_mismatch() {
     // The same kernel with memory_scope::work_group and two work-groups: the
     // RMWs of different groups do not include each other's work-item.
     let r = explore(|| global_atomics(one_to(4), Launch::new(2, 2), Scope::Block)(&|_| {}));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::HeterogeneousRace, "{}", f.message);
+    let f = the_failure(&r, FailureKind::HeterogeneousRace);
     assert_eq!(race_space(f).0, Space::Global);
     assert_eq!(
         f.fix.as_deref().map(|s| s.starts_with("use device scope")),
@@ -226,9 +217,7 @@ fn tree_reduction_sums_in_one_execution() {
 fn dropping_either_barrier_of_the_tree_is_a_race_on_scratch() {
     for stride in [2, 1] {
         let r = explore(|| tree_reduction(one_to(8), 4, Tree::DropBarrier(stride))(&|_| {}));
-        assert_eq!(r.failures().len(), 1, "stride {stride}: {r}");
-        let f = &r.failures()[0];
-        assert_eq!(f.kind(), FailureKind::DataRace, "stride {stride}: {}", f.message);
+        let f = the_failure(&r, FailureKind::DataRace);
         let (space, what) = race_space(f);
         assert_eq!(space, Space::Local, "stride {stride}: the race is on the scratch array");
         // One side writes scratch, the other reads it; both plain.
@@ -242,80 +231,9 @@ fn dropping_either_barrier_of_the_tree_is_a_race_on_scratch() {
 #[test]
 fn a_barrier_only_active_work_items_reach_is_divergence() {
     let r = explore(|| tree_reduction(one_to(8), 4, Tree::BarrierInBranch)(&|_| {}));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::BarrierDivergence, "{}", f.message);
+    let f = the_failure(&r, FailureKind::BarrierDivergence);
     // In the first round work-items 0 and 1 wait; 2 and 3 skip the barrier.
     assert!(f.message.contains("2 of its 4 threads"), "{}", f.message);
-}
-
-/// Work-item 0 writes `buf[1]` (in the given space), both pass a barrier
-/// fencing `fence`, work-item 1 reads it: the handoff is ordered only if the
-/// barrier fences the buffer's space.
-fn handoff(space: Space, fence: FenceSpace) -> impl Fn(&dyn Fn(u32)) + Clone {
-    move |rec: &dyn Fn(u32)| {
-        let global = Buffer::new(2, 0u32);
-        let seen = Buffer::new(1, 0u32);
-        launch(
-            Launch::new(1, 2),
-            |_| Buffer::<u32>::local(2),
-            |ctx| {
-                let buf = match space {
-                    Space::Global => &global,
-                    Space::Local => ctx.shared(),
-                };
-                if ctx.thread_idx() == 0 {
-                    buf.set(1, 42);
-                }
-                ctx.barrier(fence);
-                if ctx.thread_idx() == 1 {
-                    seen.set(0, buf.get(1));
-                }
-            },
-        );
-        rec(seen.get(0));
-    }
-}
-
-#[test]
-fn a_barrier_orders_the_spaces_it_fences() {
-    for (space, fence) in [
-        (Space::Global, FenceSpace::Global),
-        (Space::Global, FenceSpace::Both),
-        (Space::Local, FenceSpace::Local),
-        (Space::Local, FenceSpace::Both),
-    ] {
-        let (o, n) = both(MemoryModel::Src11, handoff(space, fence));
-        assert_eq!(
-            o,
-            [42].into_iter().collect(),
-            "{space} handoff across a {fence} barrier"
-        );
-        assert_eq!(n, 1, "{space} handoff across a {fence} barrier");
-    }
-}
-
-#[test]
-fn a_barrier_does_not_order_the_spaces_it_does_not_fence() {
-    for (space, fence) in [(Space::Global, FenceSpace::Local), (Space::Local, FenceSpace::Global)] {
-        for strategy in [Strategy::Exhaustive, Strategy::Reference] {
-            let r = builder(MemoryModel::Src11, strategy).explore(|| handoff(space, fence)(&|_| {}));
-            assert_eq!(r.failures().len(), 1, "{space} handoff across a {fence} barrier: {r}");
-            let f = &r.failures()[0];
-            assert_eq!(f.kind(), FailureKind::DataRace, "{}", f.message);
-            assert_eq!(race_space(f).0, space);
-            // The report names the barrier's fence as the cause.
-            let other = if space == Space::Global { "local" } else { "global" };
-            let cause = f.cause.as_deref().unwrap_or_default();
-            assert!(
-                cause.contains(&format!(
-                    "fences only {other} memory, and this location is in {space} memory"
-                )),
-                "{cause}"
-            );
-            assert!(f.fix.as_deref().unwrap_or_default().contains("FenceSpace::Both"));
-        }
-    }
 }
 
 /// A release/acquire pair after a local-only barrier still orders global
@@ -370,8 +288,6 @@ fn one_barrier_call_with_different_fences_is_divergence() {
             },
         )
     });
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::BarrierDivergence);
+    let f = the_failure(&r, FailureKind::BarrierDivergence);
     assert!(f.message.contains("fencing local memory") && f.message.contains("fencing global memory"));
 }

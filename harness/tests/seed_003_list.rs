@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{builder, outcomes};
+use common::{builder, outcomes, the_failure};
 use scopecheck::gpu::{launch, Launch};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic_ref::{memory_order, memory_scope, AtomicRef, Plain};
@@ -181,9 +181,7 @@ fn one_work_group_four_items() {
 fn two_work_groups_race_on_the_work_group_scoped_top() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let r = b.explore(|| seed_main(4, 2, memory_scope::work_group)(&|_| {}));
-    assert_eq!(r.failures().len(), 1, "{r}");
-    let f = &r.failures()[0];
-    assert_eq!(f.kind(), FailureKind::HeterogeneousRace, "{}", f.message);
+    let f = the_failure(&r, FailureKind::HeterogeneousRace);
     // The two fetch_adds on the `in` list's top, by work-items of
     // different work-groups, at work-group (block) scope.
     assert!(f.message.contains("fetch_add"), "{}", f.message);

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::the_failure;
 use scopecheck::cell::UnsafeCell;
 use scopecheck::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use scopecheck::sync::{Arc, Barrier, Condvar, Mutex, Once, RwLock, TryLockError};
@@ -35,13 +36,11 @@ where
     (o, r)
 }
 
-/// The kind of the first failure `body` has under the exhaustive explorer.
-fn first_failure(body: impl Fn()) -> FailureKind {
-    let r = exhaustive().explore(body);
-    match r.failures().first() {
-        Some(f) => f.kind(),
-        None => panic!("expected a failure, found none: {r}"),
-    }
+/// Asserts that `body` has exactly one failure, a `kind`, under the
+/// exhaustive explorer.
+#[track_caller]
+fn fails_with(kind: FailureKind, body: impl Fn()) {
+    the_failure(&exhaustive().explore(body), kind);
 }
 
 // ---------------------------------------------------------------------------
@@ -138,13 +137,9 @@ fn lock_order_inversion() {
 
 #[test]
 fn mutex_lock_order_inversion_is_a_deadlock() {
-    assert_eq!(first_failure(lock_order_inversion), FailureKind::Deadlock);
+    fails_with(FailureKind::Deadlock, lock_order_inversion);
     let r = reference().explore(lock_order_inversion);
-    assert_eq!(
-        r.failures().first().map(|f| f.kind()),
-        Some(FailureKind::Deadlock),
-        "{r}"
-    );
+    the_failure(&r, FailureKind::Deadlock);
 }
 
 #[test]
@@ -155,7 +150,7 @@ fn mutex_lock_order_inversion_panics_in_model() {
 
 #[test]
 fn mutex_forgotten_guard_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let m = Arc::new(Mutex::new(0usize));
         let m2 = m.clone();
         let t = thread::spawn(move || {
@@ -164,17 +159,15 @@ fn mutex_forgotten_guard_is_a_deadlock() {
         *m.lock().unwrap() += 1;
         t.join().unwrap();
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 #[test]
 fn mutex_relock_by_owner_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let m = Mutex::new(0usize);
         let _g = m.lock().unwrap();
         let _h = m.lock().unwrap();
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 /// Thread 1 increments under the lock; the main thread tries the lock once.
@@ -313,7 +306,7 @@ fn rwlock_readers_share_the_lock() {
 
 #[test]
 fn rwlock_forgotten_write_guard_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let l = Arc::new(RwLock::new(0usize));
         let l2 = l.clone();
         let t = thread::spawn(move || {
@@ -322,7 +315,6 @@ fn rwlock_forgotten_write_guard_is_a_deadlock() {
         let _ = *l.read().unwrap();
         t.join().unwrap();
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 #[test]
@@ -451,23 +443,18 @@ fn condvar_missing_notify_is_a_deadlock() {
         drop(g);
         t.join().unwrap();
     };
-    assert_eq!(first_failure(body), FailureKind::Deadlock);
+    fails_with(FailureKind::Deadlock, body);
     let r = reference().explore(body);
-    assert_eq!(
-        r.failures().first().map(|f| f.kind()),
-        Some(FailureKind::Deadlock),
-        "{r}"
-    );
+    the_failure(&r, FailureKind::Deadlock);
 }
 
 #[test]
 fn condvar_wait_alone_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let m = Mutex::new(());
         let cv = Condvar::new();
         let _g = cv.wait(m.lock().unwrap()).unwrap();
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 // ---------------------------------------------------------------------------
@@ -567,7 +554,7 @@ fn barrier_excess_threads_wait_for_the_next_use() {
 /// that never fills.
 #[test]
 fn barrier_odd_thread_out_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let b = Arc::new(Barrier::new(2));
         let hs: Vec<_> = (0..3)
             .map(|_| {
@@ -581,12 +568,11 @@ fn barrier_odd_thread_out_is_a_deadlock() {
             h.join().unwrap();
         }
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 #[test]
 fn barrier_short_of_threads_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let b = Arc::new(Barrier::new(3));
         let b2 = b.clone();
         let t = thread::spawn(move || {
@@ -595,7 +581,6 @@ fn barrier_short_of_threads_is_a_deadlock() {
         b.wait();
         t.join().unwrap();
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 // ---------------------------------------------------------------------------
@@ -678,11 +663,10 @@ fn once_is_completed() {
 
 #[test]
 fn once_recursive_call_is_a_deadlock() {
-    let kind = first_failure(|| {
+    fails_with(FailureKind::Deadlock, || {
         let once = Once::new();
         once.call_once(|| once.call_once(|| {}));
     });
-    assert_eq!(kind, FailureKind::Deadlock);
 }
 
 // ---------------------------------------------------------------------------

@@ -4,10 +4,12 @@
 //! `use` lines. Invalid orderings panic with std's words, at the caller's line.
 
 use crate::rt;
+use crate::typed::Typed;
+use crate::value::AtomicValue;
 use scopecheck_checker::event::Loc;
 use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Value, ValueType};
 use scopecheck_checker::event::{Scope, SourceLoc, Space};
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
 pub use std::sync::atomic::Ordering;
 
 pub(crate) fn order(o: Ordering) -> Order {
@@ -70,11 +72,6 @@ pub(crate) struct RawAtomic {
 }
 
 impl RawAtomic {
-    #[track_caller]
-    pub(crate) fn new(v: Value, ty: ValueType, kind: LocKind) -> RawAtomic {
-        RawAtomic::new_in(v, ty, kind, Space::Global)
-    }
-
     /// A location in memory space `space` (local memory follows local
     /// happens-before: `space.rs`).
     #[track_caller]
@@ -83,11 +80,6 @@ impl RawAtomic {
             loc: alloc_in(ty.mask(v), kind, space),
             ty,
         }
-    }
-
-    #[track_caller]
-    pub(crate) fn load(&self, o: Order) -> Value {
-        self.load_at(o, Scope::System)
     }
 
     #[track_caller]
@@ -103,11 +95,6 @@ impl RawAtomic {
     }
 
     #[track_caller]
-    pub(crate) fn store(&self, v: Value, o: Order) {
-        self.store_at(v, o, Scope::System)
-    }
-
-    #[track_caller]
     pub(crate) fn store_at(&self, v: Value, o: Order, scope: Scope) {
         rt::op(Op::Store {
             loc: self.loc,
@@ -115,11 +102,6 @@ impl RawAtomic {
             value: self.ty.mask(v),
             scope,
         });
-    }
-
-    #[track_caller]
-    pub(crate) fn rmw(&self, op: RmwOp, success: Order, failure: Order) -> (Value, bool) {
-        self.rmw_at(op, success, failure, Scope::System)
     }
 
     #[track_caller]
@@ -148,91 +130,144 @@ impl RawAtomic {
     }
 }
 
-/// Storage behind `get_mut`: the value is read plainly into it, and what the
-/// caller left there is written back plainly before the next operation.
-pub(crate) struct MutSlot<T: Copy> {
-    slot: std::cell::UnsafeCell<T>,
+/// What every std-shaped shim is: one typed location (the encoding is
+/// [`AtomicValue`]'s, as for every other front end), plus the storage that
+/// `get_mut` lends out. Its operations take std orderings, checked with
+/// std's words at the caller's line, and first write back what `get_mut`
+/// left. The public types below wrap it; each method is one call, so the
+/// hot path is the `Typed` call it always was.
+struct StdAtomic<T: AtomicValue> {
+    cell: Typed<T>,
+    /// `get_mut`'s value: read plainly into it, and what the caller left
+    /// there is written back plainly before the next operation.
+    slot: UnsafeCell<T>,
+    /// Whether `slot` holds a value still to be written back.
     live: Cell<bool>,
 }
 
-impl<T: Copy> MutSlot<T> {
-    pub(crate) fn new(v: T) -> MutSlot<T> {
-        MutSlot {
-            slot: std::cell::UnsafeCell::new(v),
+// SAFETY: all accesses go through the single-threaded runtime.
+unsafe impl<T: AtomicValue> Sync for StdAtomic<T> {}
+// SAFETY: as above.
+unsafe impl<T: AtomicValue> Send for StdAtomic<T> {}
+
+impl<T: AtomicValue> StdAtomic<T> {
+    #[track_caller]
+    fn new(v: T) -> StdAtomic<T> {
+        StdAtomic {
+            cell: Typed::new_in(v, LocKind::Atomic, Space::Global),
+            slot: UnsafeCell::new(v),
             live: Cell::new(false),
         }
     }
 
     /// Writes back a value left by `get_mut`.
     #[track_caller]
-    pub(crate) fn flush(&self, raw: &RawAtomic, to_value: impl Fn(T) -> Value) {
+    fn flush(&self) {
         if self.live.replace(false) {
             // SAFETY: `get_mut`'s borrow has ended (we hold `&self`).
             let v = unsafe { *self.slot.get() };
-            raw.store(to_value(v), Order::NonAtomic);
+            self.cell.store(v, Order::NonAtomic, Scope::System);
         }
+    }
+
+    #[track_caller]
+    fn load(&self, o: Ordering, scope: Scope) -> T {
+        self.flush();
+        self.cell.load(load_order(o), scope)
+    }
+
+    #[track_caller]
+    fn store(&self, v: T, o: Ordering, scope: Scope) {
+        self.flush();
+        self.cell.store(v, store_order(o), scope)
+    }
+
+    /// A read-modify-write's order, once what `get_mut` left is written back.
+    #[track_caller]
+    fn rmw_order(&self, o: Ordering) -> Order {
+        let o = order(o);
+        self.flush();
+        o
+    }
+
+    #[track_caller]
+    fn swap(&self, v: T, o: Ordering, scope: Scope) -> T {
+        self.cell.swap(v, self.rmw_order(o), scope)
+    }
+
+    #[track_caller]
+    fn cas(&self, current: T, new: T, success: Ordering, failure: Ordering, weak: bool, scope: Scope) -> Result<T, T> {
+        let f = failure_order(failure);
+        let s = order(success);
+        self.flush();
+        self.cell.compare_exchange(current, new, s, f, weak, scope)
+    }
+
+    /// std's `fetch_update`: apply `f` and retry a weak compare-exchange
+    /// until it succeeds or `f` gives up. A loop here, not a closure, so
+    /// that every access carries the caller's line.
+    #[track_caller]
+    fn fetch_update(
+        &self,
+        set_order: Ordering,
+        fetch_order: Ordering,
+        mut f: impl FnMut(T) -> Option<T>,
+    ) -> Result<T, T> {
+        let mut prev = self.load(fetch_order, Scope::System);
+        while let Some(next) = f(prev) {
+            match self.cas(prev, next, set_order, fetch_order, true, Scope::System) {
+                Ok(x) => return Ok(x),
+                Err(next_prev) => prev = next_prev,
+            }
+        }
+        Err(prev)
     }
 
     /// Reads the value plainly into the slot and lends it out.
     #[track_caller]
-    pub(crate) fn get_mut(
-        &mut self,
-        raw: &RawAtomic,
-        from_value: impl Fn(Value) -> T,
-        to_value: impl Fn(T) -> Value,
-    ) -> &mut T {
-        self.flush(raw, to_value);
-        let v = from_value(raw.load(Order::NonAtomic));
+    fn get_mut(&mut self) -> &mut T {
+        self.flush();
+        let v = self.cell.load(Order::NonAtomic, Scope::System);
         self.live.set(true);
         let slot = self.slot.get_mut();
         *slot = v;
         slot
     }
-}
 
-/// std's `fetch_update`: apply `f` and retry a weak compare-exchange until it
-/// succeeds or `f` gives up.
-#[track_caller]
-fn fetch_update_loop<T: Copy>(
-    mut prev: T,
-    mut f: impl FnMut(T) -> Option<T>,
-    mut cas_weak: impl FnMut(T, T) -> Result<T, T>,
-) -> Result<T, T> {
-    while let Some(next) = f(prev) {
-        match cas_weak(prev, next) {
-            Ok(x) => return Ok(x),
-            Err(next_prev) => prev = next_prev,
-        }
+    #[track_caller]
+    fn into_inner(self) -> T {
+        self.flush();
+        self.cell.load(Order::NonAtomic, Scope::System)
     }
-    Err(prev)
+
+    /// The relaxed operations with a DRFrlx class.
+    #[track_caller]
+    fn rlx(&self, class: Option<crate::drfrlx::Class>) -> crate::drfrlx::Rlx<'_, T> {
+        self.flush();
+        crate::drfrlx::Rlx::new(&self.cell, class)
+    }
+
+    fn loc(&self) -> Loc {
+        self.cell.loc()
+    }
 }
 
 macro_rules! int_atomic {
-    ($(#[$doc:meta])* $name:ident, $int:ty, $bits:expr, $signed:expr) => {
+    ($(#[$doc:meta])* $name:ident, $int:ty) => {
         $(#[$doc])*
-        pub struct $name {
-            raw: RawAtomic,
-            slot: MutSlot<$int>,
-        }
+        pub struct $name(StdAtomic<$int>);
 
         impl $name {
-            const TY: ValueType = ValueType { bits: $bits, signed: $signed };
-
             /// Creates a new atomic (inside a model only).
             #[track_caller]
             pub fn new(v: $int) -> $name {
-                $name { raw: RawAtomic::new(v as Value, Self::TY, LocKind::Atomic), slot: MutSlot::new(0) }
-            }
-
-            fn from_value(v: Value) -> $int {
-                v as $int
+                $name(StdAtomic::new(v))
             }
 
             /// Loads the value.
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $int {
-                self.flush();
-                Self::from_value(self.raw.load(load_order(order)))
+                self.0.load(order, Scope::System)
             }
 
             /// This atomic's relaxed operations with a DRFrlx class (seed
@@ -242,96 +277,80 @@ macro_rules! int_atomic {
             /// precise about observations).
             #[track_caller]
             pub fn rlx(&self, class: impl Into<Option<crate::drfrlx::Class>>) -> crate::drfrlx::Rlx<'_, $int> {
-                self.flush();
-                crate::drfrlx::Rlx::new(&self.raw, class.into())
+                self.0.rlx(class.into())
             }
 
             /// Stores a value.
             #[track_caller]
             pub fn store(&self, val: $int, order: Ordering) {
-                self.flush();
-                self.raw.store(val as Value, store_order(order))
-            }
-
-            #[track_caller]
-            fn fetch(&self, op: RmwOp, order: Ordering) -> $int {
-                self.fetch_at(op, order, Scope::System)
-            }
-
-            #[track_caller]
-            fn fetch_at(&self, op: RmwOp, order: Ordering, scope: Scope) -> $int {
-                let o = self::order(order);
-                self.flush();
-                Self::from_value(self.raw.rmw_at(op, o, o, scope).0)
+                self.0.store(val, order, Scope::System)
             }
 
             /// `load` at a memory scope: atomic and synchronizing only with
             /// operations whose scopes include each other's threads (under `src11`).
             #[track_caller]
             pub fn load_scoped(&self, order: Ordering, scope: Scope) -> $int {
-                self.flush();
-                Self::from_value(self.raw.load_at(load_order(order), scope))
+                self.0.load(order, scope)
             }
 
             /// `store` at a memory scope.
             #[track_caller]
             pub fn store_scoped(&self, val: $int, order: Ordering, scope: Scope) {
-                self.flush();
-                self.raw.store_at(val as Value, store_order(order), scope)
+                self.0.store(val, order, scope)
             }
 
             /// `swap` at a memory scope.
             #[track_caller]
             pub fn swap_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Swap(val as Value), order, scope)
+                self.0.swap(val, order, scope)
             }
 
             /// `fetch_add` at a memory scope.
             #[track_caller]
             pub fn fetch_add_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Add(val as Value), order, scope)
+                self.0.cell.fetch_add(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_sub` at a memory scope.
             #[track_caller]
             pub fn fetch_sub_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Sub(val as Value), order, scope)
+                self.0.cell.fetch_sub(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_and` at a memory scope.
             #[track_caller]
             pub fn fetch_and_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::And(val as Value), order, scope)
+                self.0.cell.fetch_and(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_nand` at a memory scope.
             #[track_caller]
             pub fn fetch_nand_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Nand(val as Value), order, scope)
+                self.0.cell.fetch_nand(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_or` at a memory scope.
             #[track_caller]
             pub fn fetch_or_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Or(val as Value), order, scope)
+                self.0.cell.fetch_or(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_xor` at a memory scope.
             #[track_caller]
             pub fn fetch_xor_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Xor(val as Value), order, scope)
+                self.0.cell.fetch_xor(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_max` at a memory scope.
             #[track_caller]
             pub fn fetch_max_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Max(val as Value), order, scope)
+                self.0.cell.fetch_max(val, self.0.rmw_order(order), scope)
             }
 
             /// `fetch_min` at a memory scope.
             #[track_caller]
             pub fn fetch_min_scoped(&self, val: $int, order: Ordering, scope: Scope) -> $int {
-                self.fetch_at(RmwOp::Min(val as Value), order, scope)
+                self.0.cell.fetch_min(val, self.0.rmw_order(order), scope)
             }
 
             /// `compare_exchange` at a memory scope.
@@ -344,7 +363,7 @@ macro_rules! int_atomic {
                 failure: Ordering,
                 scope: Scope,
             ) -> Result<$int, $int> {
-                self.cas_at(current, new, success, failure, false, scope)
+                self.0.cas(current, new, success, failure, false, scope)
             }
 
             /// `compare_exchange_weak` at a memory scope.
@@ -357,87 +376,73 @@ macro_rules! int_atomic {
                 failure: Ordering,
                 scope: Scope,
             ) -> Result<$int, $int> {
-                self.cas_at(current, new, success, failure, true, scope)
+                self.0.cas(current, new, success, failure, true, scope)
             }
 
             /// Stores a value, returning the previous one.
             #[track_caller]
             pub fn swap(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Swap(val as Value), order)
+                self.0.swap(val, order, Scope::System)
             }
 
             /// Adds (wrapping), returning the previous value.
             #[track_caller]
             pub fn fetch_add(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Add(val as Value), order)
+                self.fetch_add_scoped(val, order, Scope::System)
             }
 
             /// Subtracts (wrapping), returning the previous value.
             #[track_caller]
             pub fn fetch_sub(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Sub(val as Value), order)
+                self.fetch_sub_scoped(val, order, Scope::System)
             }
 
             /// Bitwise and, returning the previous value.
             #[track_caller]
             pub fn fetch_and(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::And(val as Value), order)
+                self.fetch_and_scoped(val, order, Scope::System)
             }
 
             /// Bitwise nand, returning the previous value.
             #[track_caller]
             pub fn fetch_nand(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Nand(val as Value), order)
+                self.fetch_nand_scoped(val, order, Scope::System)
             }
 
             /// Bitwise or, returning the previous value.
             #[track_caller]
             pub fn fetch_or(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Or(val as Value), order)
+                self.fetch_or_scoped(val, order, Scope::System)
             }
 
             /// Bitwise xor, returning the previous value.
             #[track_caller]
             pub fn fetch_xor(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Xor(val as Value), order)
+                self.fetch_xor_scoped(val, order, Scope::System)
             }
 
             /// Maximum, returning the previous value.
             #[track_caller]
             pub fn fetch_max(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Max(val as Value), order)
+                self.fetch_max_scoped(val, order, Scope::System)
             }
 
             /// Minimum, returning the previous value.
             #[track_caller]
             pub fn fetch_min(&self, val: $int, order: Ordering) -> $int {
-                self.fetch(RmwOp::Min(val as Value), order)
-            }
-
-            #[track_caller]
-            fn cas(&self, current: $int, new: $int, success: Ordering, failure: Ordering, weak: bool) -> Result<$int, $int> {
-                self.cas_at(current, new, success, failure, weak, Scope::System)
-            }
-
-            #[track_caller]
-            fn cas_at(&self, current: $int, new: $int, success: Ordering, failure: Ordering, weak: bool, scope: Scope) -> Result<$int, $int> {
-                let f = failure_order(failure);
-                let s = self::order(success);
-                self.flush();
-                let (v, ok) = self.raw.rmw_at(RmwOp::Cas { expected: current as Value, new: new as Value, weak }, s, f, scope);
-                if ok { Ok(Self::from_value(v)) } else { Err(Self::from_value(v)) }
+                self.fetch_min_scoped(val, order, Scope::System)
             }
 
             /// Stores `new` if the value is `current`.
             #[track_caller]
             pub fn compare_exchange(&self, current: $int, new: $int, success: Ordering, failure: Ordering) -> Result<$int, $int> {
-                self.cas(current, new, success, failure, false)
+                self.0.cas(current, new, success, failure, false, Scope::System)
             }
 
             /// Like `compare_exchange`, but may fail spuriously (explored as a choice).
             #[track_caller]
             pub fn compare_exchange_weak(&self, current: $int, new: $int, success: Ordering, failure: Ordering) -> Result<$int, $int> {
-                self.cas(current, new, success, failure, true)
+                self.0.cas(current, new, success, failure, true, Scope::System)
             }
 
             /// Deprecated std API: `compare_exchange` with the failure order derived from `order`.
@@ -457,29 +462,20 @@ macro_rules! int_atomic {
             where
                 F: FnMut($int) -> Option<$int>,
             {
-                fetch_update_loop(self.load(fetch_order), f, |p, n| {
-            self.compare_exchange_weak(p, n, set_order, fetch_order)
-        })
+                self.0.fetch_update(set_order, fetch_order, f)
             }
 
             /// Mutable access to the value (read plainly; written back plainly
             /// before the next operation on this atomic).
             #[track_caller]
             pub fn get_mut(&mut self) -> &mut $int {
-                let $name { raw, slot } = self;
-                slot.get_mut(raw, |v| v as $int, |v| v as Value)
+                self.0.get_mut()
             }
 
             /// Consumes the atomic, returning its value.
             #[track_caller]
             pub fn into_inner(self) -> $int {
-                self.flush();
-                Self::from_value(self.raw.load(Order::NonAtomic))
-            }
-
-            #[track_caller]
-            fn flush(&self) {
-                self.slot.flush(&self.raw, |v| v as Value);
+                self.0.into_inner()
             }
         }
 
@@ -492,7 +488,7 @@ macro_rules! int_atomic {
 
         impl std::fmt::Debug for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}({})", stringify!($name), self.raw.loc)
+                write!(f, "{}({})", stringify!($name), self.0.loc())
             }
         }
 
@@ -502,24 +498,19 @@ macro_rules! int_atomic {
                 $name::new(v)
             }
         }
-
-        // SAFETY: all accesses go through the single-threaded runtime.
-        unsafe impl Sync for $name {}
-        // SAFETY: as above.
-        unsafe impl Send for $name {}
     };
 }
 
-int_atomic!(/** Shim for `std::sync::atomic::AtomicI8`. */ AtomicI8, i8, 8, true);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicU8`. */ AtomicU8, u8, 8, false);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicI16`. */ AtomicI16, i16, 16, true);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicU16`. */ AtomicU16, u16, 16, false);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicI32`. */ AtomicI32, i32, 32, true);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicU32`. */ AtomicU32, u32, 32, false);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicI64`. */ AtomicI64, i64, 64, true);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicU64`. */ AtomicU64, u64, 64, false);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicIsize`. */ AtomicIsize, isize, 64, true);
-int_atomic!(/** Shim for `std::sync::atomic::AtomicUsize`. */ AtomicUsize, usize, 64, false);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicI8`. */ AtomicI8, i8);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicU8`. */ AtomicU8, u8);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicI16`. */ AtomicI16, i16);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicU16`. */ AtomicU16, u16);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicI32`. */ AtomicI32, i32);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicU32`. */ AtomicU32, u32);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicI64`. */ AtomicI64, i64);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicU64`. */ AtomicU64, u64);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicIsize`. */ AtomicIsize, isize);
+int_atomic!(/** Shim for `std::sync::atomic::AtomicUsize`. */ AtomicUsize, usize);
 
 /// A fence. `Relaxed` panics, as in std.
 #[track_caller]
@@ -554,33 +545,19 @@ pub fn compiler_fence(order: Ordering) {
 }
 
 /// Shim for `std::sync::atomic::AtomicBool`.
-pub struct AtomicBool {
-    raw: RawAtomic,
-    slot: MutSlot<bool>,
-}
-
-const BOOL: ValueType = ValueType { bits: 1, signed: false };
+pub struct AtomicBool(StdAtomic<bool>);
 
 impl AtomicBool {
     /// Creates a new atomic (inside a model only).
     #[track_caller]
     pub fn new(v: bool) -> AtomicBool {
-        AtomicBool {
-            raw: RawAtomic::new(v as Value, BOOL, LocKind::Atomic),
-            slot: MutSlot::new(false),
-        }
-    }
-
-    #[track_caller]
-    fn flush(&self) {
-        self.slot.flush(&self.raw, |v| v as Value);
+        AtomicBool(StdAtomic::new(v))
     }
 
     /// Loads the value.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> bool {
-        self.flush();
-        self.raw.load(load_order(order)) != 0
+        self.0.load(order, Scope::System)
     }
 
     /// This flag's relaxed operations with a DRFrlx class (seed 004):
@@ -588,79 +565,49 @@ impl AtomicBool {
     /// tracked relaxed access.
     #[track_caller]
     pub fn rlx(&self, class: impl Into<Option<crate::drfrlx::Class>>) -> crate::drfrlx::Rlx<'_, bool> {
-        self.flush();
-        crate::drfrlx::Rlx::new(&self.raw, class.into())
+        self.0.rlx(class.into())
     }
 
     /// Stores a value.
     #[track_caller]
     pub fn store(&self, val: bool, order: Ordering) {
-        self.flush();
-        self.raw.store(val as Value, store_order(order))
-    }
-
-    #[track_caller]
-    fn fetch(&self, op: RmwOp, order: Ordering) -> bool {
-        let o = self::order(order);
-        self.flush();
-        self.raw.rmw(op, o, o).0 != 0
+        self.0.store(val, order, Scope::System)
     }
 
     /// Stores a value, returning the previous one.
     #[track_caller]
     pub fn swap(&self, val: bool, order: Ordering) -> bool {
-        self.fetch(RmwOp::Swap(val as Value), order)
+        self.0.swap(val, order, Scope::System)
     }
 
     /// Logical and, returning the previous value.
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
-        self.fetch(RmwOp::And(val as Value), order)
+        self.0.cell.fetch_and(val, self.0.rmw_order(order), Scope::System)
     }
 
     /// Logical nand, returning the previous value.
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
-        self.fetch(RmwOp::Nand(val as Value), order)
+        self.0.cell.fetch_nand(val, self.0.rmw_order(order), Scope::System)
     }
 
     /// Logical or, returning the previous value.
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
-        self.fetch(RmwOp::Or(val as Value), order)
+        self.0.cell.fetch_or(val, self.0.rmw_order(order), Scope::System)
     }
 
     /// Logical xor, returning the previous value.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
-        self.fetch(RmwOp::Xor(val as Value), order)
+        self.0.cell.fetch_xor(val, self.0.rmw_order(order), Scope::System)
     }
 
     /// Logical not, returning the previous value.
     #[track_caller]
     pub fn fetch_not(&self, order: Ordering) -> bool {
-        self.fetch(RmwOp::Xor(1), order)
-    }
-
-    #[track_caller]
-    fn cas(&self, current: bool, new: bool, success: Ordering, failure: Ordering, weak: bool) -> Result<bool, bool> {
-        let f = failure_order(failure);
-        let s = self::order(success);
-        self.flush();
-        let (v, ok) = self.raw.rmw(
-            RmwOp::Cas {
-                expected: current as Value,
-                new: new as Value,
-                weak,
-            },
-            s,
-            f,
-        );
-        if ok {
-            Ok(v != 0)
-        } else {
-            Err(v != 0)
-        }
+        self.fetch_xor(true, order)
     }
 
     /// Stores `new` if the value is `current`.
@@ -672,7 +619,7 @@ impl AtomicBool {
         success: Ordering,
         failure: Ordering,
     ) -> Result<bool, bool> {
-        self.cas(current, new, success, failure, false)
+        self.0.cas(current, new, success, failure, false, Scope::System)
     }
 
     /// Like `compare_exchange`, but may fail spuriously (explored as a choice).
@@ -684,7 +631,7 @@ impl AtomicBool {
         success: Ordering,
         failure: Ordering,
     ) -> Result<bool, bool> {
-        self.cas(current, new, success, failure, true)
+        self.0.cas(current, new, success, failure, true, Scope::System)
     }
 
     /// Applies `f` with a compare-exchange loop, as std does.
@@ -693,23 +640,19 @@ impl AtomicBool {
     where
         F: FnMut(bool) -> Option<bool>,
     {
-        fetch_update_loop(self.load(fetch_order), f, |p, n| {
-            self.compare_exchange_weak(p, n, set_order, fetch_order)
-        })
+        self.0.fetch_update(set_order, fetch_order, f)
     }
 
     /// Mutable access to the value.
     #[track_caller]
     pub fn get_mut(&mut self) -> &mut bool {
-        let AtomicBool { raw, slot } = self;
-        slot.get_mut(raw, |v| v != 0, |v| v as Value)
+        self.0.get_mut()
     }
 
     /// Consumes the atomic, returning its value.
     #[track_caller]
     pub fn into_inner(self) -> bool {
-        self.flush();
-        self.raw.load(Order::NonAtomic) != 0
+        self.0.into_inner()
     }
 }
 
@@ -729,90 +672,36 @@ impl From<bool> for AtomicBool {
 
 impl std::fmt::Debug for AtomicBool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "AtomicBool({})", self.raw.loc)
+        write!(f, "AtomicBool({})", self.0.loc())
     }
 }
 
-// SAFETY: all accesses go through the single-threaded runtime.
-unsafe impl Sync for AtomicBool {}
-// SAFETY: as above.
-unsafe impl Send for AtomicBool {}
-
 /// Shim for `std::sync::atomic::AtomicPtr`.
-pub struct AtomicPtr<T> {
-    raw: RawAtomic,
-    slot: MutSlot<*mut T>,
-}
-
-const PTR: ValueType = ValueType {
-    bits: 64,
-    signed: false,
-};
+pub struct AtomicPtr<T>(StdAtomic<*mut T>);
 
 impl<T> AtomicPtr<T> {
     /// Creates a new atomic pointer (inside a model only).
     #[track_caller]
     pub fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr {
-            raw: RawAtomic::new(p as usize as Value, PTR, LocKind::Atomic),
-            slot: MutSlot::new(std::ptr::null_mut()),
-        }
-    }
-
-    #[track_caller]
-    fn flush(&self) {
-        self.slot.flush(&self.raw, |v| v as usize as Value);
+        AtomicPtr(StdAtomic::new(p))
     }
 
     /// Loads the pointer.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> *mut T {
-        self.flush();
-        self.raw.load(load_order(order)) as usize as *mut T
+        self.0.load(order, Scope::System)
     }
 
     /// Stores a pointer.
     #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {
-        self.flush();
-        self.raw.store(p as usize as Value, store_order(order))
+        self.0.store(p, order, Scope::System)
     }
 
     /// Stores a pointer, returning the previous one.
     #[track_caller]
     pub fn swap(&self, p: *mut T, order: Ordering) -> *mut T {
-        let o = self::order(order);
-        self.flush();
-        self.raw.rmw(RmwOp::Swap(p as usize as Value), o, o).0 as usize as *mut T
-    }
-
-    #[track_caller]
-    fn cas(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        success: Ordering,
-        failure: Ordering,
-        weak: bool,
-    ) -> Result<*mut T, *mut T> {
-        let f = failure_order(failure);
-        let s = self::order(success);
-        self.flush();
-        let (v, ok) = self.raw.rmw(
-            RmwOp::Cas {
-                expected: current as usize as Value,
-                new: new as usize as Value,
-                weak,
-            },
-            s,
-            f,
-        );
-        let p = v as usize as *mut T;
-        if ok {
-            Ok(p)
-        } else {
-            Err(p)
-        }
+        self.0.swap(p, order, Scope::System)
     }
 
     /// Stores `new` if the pointer is `current`.
@@ -824,7 +713,7 @@ impl<T> AtomicPtr<T> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<*mut T, *mut T> {
-        self.cas(current, new, success, failure, false)
+        self.0.cas(current, new, success, failure, false, Scope::System)
     }
 
     /// Like `compare_exchange`, but may fail spuriously (explored as a choice).
@@ -836,7 +725,7 @@ impl<T> AtomicPtr<T> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<*mut T, *mut T> {
-        self.cas(current, new, success, failure, true)
+        self.0.cas(current, new, success, failure, true, Scope::System)
     }
 
     /// Applies `f` with a compare-exchange loop, as std does.
@@ -845,23 +734,19 @@ impl<T> AtomicPtr<T> {
     where
         F: FnMut(*mut T) -> Option<*mut T>,
     {
-        fetch_update_loop(self.load(fetch_order), f, |p, n| {
-            self.compare_exchange_weak(p, n, set_order, fetch_order)
-        })
+        self.0.fetch_update(set_order, fetch_order, f)
     }
 
     /// Mutable access to the pointer.
     #[track_caller]
     pub fn get_mut(&mut self) -> &mut *mut T {
-        let AtomicPtr { raw, slot } = self;
-        slot.get_mut(raw, |v| v as usize as *mut T, |v| v as usize as Value)
+        self.0.get_mut()
     }
 
     /// Consumes the atomic, returning the pointer.
     #[track_caller]
     pub fn into_inner(self) -> *mut T {
-        self.flush();
-        self.raw.load(Order::NonAtomic) as usize as *mut T
+        self.0.into_inner()
     }
 }
 
@@ -874,11 +759,6 @@ impl<T> Default for AtomicPtr<T> {
 
 impl<T> std::fmt::Debug for AtomicPtr<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "AtomicPtr({})", self.raw.loc)
+        write!(f, "AtomicPtr({})", self.0.loc())
     }
 }
-
-// SAFETY: all accesses go through the single-threaded runtime.
-unsafe impl<T> Sync for AtomicPtr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Send for AtomicPtr<T> {}

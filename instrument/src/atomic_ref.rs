@@ -32,14 +32,14 @@
 //! type rules, a mismatched address space).
 
 mod plain;
-mod value;
 
+pub use crate::typed::{Arithmetic, Bitwise, MinMax};
+pub use crate::value::{AtomicValue, ValueKind};
 pub use plain::{AddressSpace, Plain};
-pub use scopecheck_checker::event::Scope;
+pub use scopecheck_checker::event::{Scope, ValueType};
 pub use std::sync::atomic::Ordering;
-pub use value::{Arithmetic, AtomicValue, Bitwise, MinMax, ValueKind};
 
-use scopecheck_checker::event::{Order, RmwOp};
+use scopecheck_checker::event::Order;
 use std::fmt;
 use std::mem::size_of;
 
@@ -357,7 +357,7 @@ impl<'a, T: AtomicValue> AtomicRef<'a, T> {
             ),
             o => self::order(o),
         };
-        T::from_bits(self.cell.raw().load_at(o, scope))
+        self.cell.typed().load(o, scope)
     }
 
     /// Atomically stores `v`, with the default write order and scope.
@@ -384,7 +384,7 @@ impl<'a, T: AtomicValue> AtomicRef<'a, T> {
             ),
             o => self::order(o),
         };
-        self.cell.raw().store_at(v.to_bits(), o, scope)
+        self.cell.typed().store(v, o, scope)
     }
 
     /// Atomically replaces the value with `v`, returning the old one
@@ -403,7 +403,7 @@ impl<'a, T: AtomicValue> AtomicRef<'a, T> {
     /// `exchange` with `order` at `scope`.
     #[track_caller]
     pub fn exchange_scoped(&self, v: T, order: Ordering, scope: Scope) -> T {
-        self.rmw(RmwOp::Swap(v.to_bits()), order, scope)
+        self.cell.typed().swap(v, self::order(order), scope)
     }
 
     /// Stores `new` if the value is `current` (compared bit for bit, as
@@ -475,23 +475,9 @@ impl<'a, T: AtomicValue> AtomicRef<'a, T> {
             ),
             o => order(o),
         };
-        let op = RmwOp::Cas {
-            expected: current.to_bits(),
-            new: new.to_bits(),
-            weak,
-        };
-        let (v, ok) = self.cell.raw().rmw_at(op, order(orders.success), failure, scope);
-        if ok {
-            Ok(T::from_bits(v))
-        } else {
-            Err(T::from_bits(v))
-        }
-    }
-
-    #[track_caller]
-    fn rmw(&self, op: RmwOp, o: Ordering, scope: Scope) -> T {
-        let o = order(o);
-        T::from_bits(self.cell.raw().rmw_at(op, o, o, scope).0)
+        self.cell
+            .typed()
+            .compare_exchange(current, new, order(orders.success), failure, weak, scope)
     }
 
     /// Panics with std's sentence for an order an operation cannot have,
@@ -512,7 +498,7 @@ const STORE_ORDERS: &str = "relaxed, release or seq_cst";
 /// One read-modify-write in its three forms: defaults, another order,
 /// another order and scope.
 macro_rules! rmw_forms {
-    ($bound:ident: $($name:ident, $with:ident, $scoped:ident, $arg:ty, $make:expr, $what:literal;)*) => {
+    ($bound:ident: $($name:ident, $with:ident, $scoped:ident, $arg:ty, $what:literal;)*) => {
         impl<'a, T: $bound> AtomicRef<'a, T> {
             $(
                 #[doc = concat!("Atomically ", $what, ", returning the old value (default read-modify-write order and scope).")]
@@ -530,7 +516,7 @@ macro_rules! rmw_forms {
                 #[doc = concat!("`", stringify!($name), "` with `order` at `scope`.")]
                 #[track_caller]
                 pub fn $scoped(&self, operand: $arg, order: Ordering, scope: Scope) -> T {
-                    self.rmw(($make)(operand), order, scope)
+                    self.cell.typed().$name(operand, self::order(order), scope)
                 }
             )*
         }
@@ -538,22 +524,22 @@ macro_rules! rmw_forms {
 }
 
 rmw_forms! { Arithmetic:
-    fetch_add, fetch_add_with, fetch_add_scoped, T::Operand, T::add_op,
+    fetch_add, fetch_add_with, fetch_add_scoped, T::Operand,
         "adds `operand` (integers wrap; floats round to nearest; pointers move by `operand` elements)";
-    fetch_sub, fetch_sub_with, fetch_sub_scoped, T::Operand, T::sub_op,
+    fetch_sub, fetch_sub_with, fetch_sub_scoped, T::Operand,
         "subtracts `operand` (integers wrap; floats round to nearest; pointers move back by `operand` elements)";
 }
 
 rmw_forms! { Bitwise:
-    fetch_and, fetch_and_with, fetch_and_scoped, T, |v: T| RmwOp::And(v.to_bits()), "ands in `operand`";
-    fetch_or, fetch_or_with, fetch_or_scoped, T, |v: T| RmwOp::Or(v.to_bits()), "ors in `operand`";
-    fetch_xor, fetch_xor_with, fetch_xor_scoped, T, |v: T| RmwOp::Xor(v.to_bits()), "xors in `operand`";
+    fetch_and, fetch_and_with, fetch_and_scoped, T, "ands in `operand`";
+    fetch_or, fetch_or_with, fetch_or_scoped, T, "ors in `operand`";
+    fetch_xor, fetch_xor_with, fetch_xor_scoped, T, "xors in `operand`";
 }
 
 rmw_forms! { MinMax:
-    fetch_min, fetch_min_with, fetch_min_scoped, T, T::min_op,
+    fetch_min, fetch_min_with, fetch_min_scoped, T,
         "replaces the value with the smaller of it and `operand` (floats: a NaN loses, -0.0 < +0.0)";
-    fetch_max, fetch_max_with, fetch_max_scoped, T, T::max_op,
+    fetch_max, fetch_max_with, fetch_max_scoped, T,
         "replaces the value with the larger of it and `operand` (floats: a NaN loses, -0.0 < +0.0)";
 }
 

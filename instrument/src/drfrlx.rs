@@ -26,6 +26,8 @@
 
 use crate::atomic::RawAtomic;
 use crate::rt;
+use crate::typed::{word, Arithmetic, Bitwise, MinMax, Typed};
+use crate::value::AtomicValue;
 use scopecheck_checker::event::{EventId, Loc, Order, RmwOp, Scope, SourceLoc, ThreadId, Value, ValueType};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -33,41 +35,37 @@ use std::marker::PhantomData;
 
 pub use scopecheck_checker::drfrlx::RlxClass as Class;
 
-/// A value the shim can keep in an atomic, as the checker's 64-bit value.
-pub trait RlxValue: Copy {
-    /// The value's bits.
-    fn to_value(self) -> Value;
-    /// Back from the checker's bits.
-    fn from_value(v: Value) -> Self;
+/// A value the shim keeps in an atomic with DRFrlx classes: any
+/// [`AtomicValue`], kept as its one rule says (words zero-extended to the
+/// type's width, decoded from the low bits; `bool` one bit wide), so a
+/// classified access means the same as the atomic's other operations.
+/// Implemented for every [`AtomicValue`]; a type gets it by implementing
+/// that.
+pub trait RlxValue: AtomicValue {
+    /// The value's word: [`AtomicValue::to_bits`].
+    fn to_value(self) -> Value {
+        self.to_bits()
+    }
+    /// Back from a word: [`AtomicValue::from_bits`].
+    fn from_value(v: Value) -> Self {
+        <Self as AtomicValue>::from_bits(v)
+    }
 }
+
+impl<T: AtomicValue> RlxValue for T {}
+
+/// Integers: every read-modify-write applies (`fetch_add` and `fetch_sub`
+/// wrapping, `fetch_min` and `fetch_max` with the type's sign, the bitwise
+/// ones).
+pub trait RlxInt: RlxValue + Arithmetic<Operand = Self> + Bitwise + MinMax {}
 
 macro_rules! rlx_int {
     ($($t:ty),*) => {$(
-        impl RlxValue for $t {
-            fn to_value(self) -> Value {
-                self as Value
-            }
-            fn from_value(v: Value) -> $t {
-                v as $t
-            }
-        }
         impl RlxInt for $t {}
     )*};
 }
 
-/// Integers: the arithmetic RMWs apply.
-pub trait RlxInt: RlxValue {}
-
 rlx_int!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
-
-impl RlxValue for bool {
-    fn to_value(self) -> Value {
-        self as Value
-    }
-    fn from_value(v: Value) -> bool {
-        v != 0
-    }
-}
 
 /// A value returned by a classified relaxed access. Using it
 /// ([`Observed::get`]) tells the checker the value was observed (seed 004:
@@ -105,9 +103,9 @@ pub struct Rlx<'a, T> {
 }
 
 impl<'a, T: RlxValue> Rlx<'a, T> {
-    pub(crate) fn new(raw: &'a RawAtomic, class: Option<Class>) -> Rlx<'a, T> {
+    pub(crate) fn new(cell: &'a Typed<T>, class: Option<Class>) -> Rlx<'a, T> {
         Rlx {
-            raw,
+            raw: cell.raw(),
             class,
             scope: Scope::System,
             _t: PhantomData,
@@ -136,7 +134,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
 
     fn observed(&self, v: Value, read: Option<EventId>) -> Observed<T> {
         Observed {
-            value: T::from_value(self.raw.ty.mask(v)),
+            value: T::from_bits(v),
             read,
         }
     }
@@ -161,7 +159,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     #[track_caller]
     pub fn store(&self, v: T) {
         let class = self.class();
-        let mut v = self.raw.ty.mask(v.to_value());
+        let mut v = word(v);
         if Self::quantum(class) {
             note_written(self.raw.loc, v);
             v = choose(self.raw.loc, 2).unwrap_or(v);
@@ -196,7 +194,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     /// `swap(v, Relaxed)`.
     #[track_caller]
     pub fn swap(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Swap(v.to_value()))
+        self.rmw(RmwOp::Swap(word(v)))
     }
 
     /// `compare_exchange(current, new, Relaxed, Relaxed)`: `Ok(previous)`
@@ -204,12 +202,12 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     #[track_caller]
     pub fn compare_exchange(&self, current: T, new: T) -> Observed<Result<T, T>> {
         let op = RmwOp::Cas {
-            expected: self.raw.ty.mask(current.to_value()),
-            new: self.raw.ty.mask(new.to_value()),
+            expected: word(current),
+            new: word(new),
             weak: false,
         };
         let (old, ok) = self.rmw_raw(op);
-        let v = T::from_value(self.raw.ty.mask(old));
+        let v = T::from_bits(old);
         Observed {
             value: if ok { Ok(v) } else { Err(v) },
             read: rt::last_read(),
@@ -217,54 +215,47 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     }
 }
 
-impl<T: RlxInt> Rlx<'_, T> {
+impl<T: RlxValue + Arithmetic> Rlx<'_, T> {
     /// `fetch_add(v, Relaxed)` (wrapping).
     #[track_caller]
-    pub fn fetch_add(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Add(v.to_value()))
+    pub fn fetch_add(&self, v: T::Operand) -> Observed<T> {
+        self.rmw(T::add_op(v))
     }
     /// `fetch_sub(v, Relaxed)` (wrapping).
     #[track_caller]
-    pub fn fetch_sub(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Sub(v.to_value()))
+    pub fn fetch_sub(&self, v: T::Operand) -> Observed<T> {
+        self.rmw(T::sub_op(v))
     }
+}
+
+impl<T: RlxValue + MinMax> Rlx<'_, T> {
     /// `fetch_max(v, Relaxed)`.
     #[track_caller]
     pub fn fetch_max(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Max(v.to_value()))
+        self.rmw(v.max_op())
     }
     /// `fetch_min(v, Relaxed)`.
     #[track_caller]
     pub fn fetch_min(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Min(v.to_value()))
+        self.rmw(v.min_op())
     }
-    /// `fetch_and(v, Relaxed)`.
+}
+
+impl<T: RlxValue + Bitwise> Rlx<'_, T> {
+    /// `fetch_and(v, Relaxed)` (for `bool`, logical and).
     #[track_caller]
     pub fn fetch_and(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::And(v.to_value()))
+        self.rmw(RmwOp::And(word(v)))
     }
     /// `fetch_or(v, Relaxed)`.
     #[track_caller]
     pub fn fetch_or(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Or(v.to_value()))
+        self.rmw(RmwOp::Or(word(v)))
     }
     /// `fetch_xor(v, Relaxed)`.
     #[track_caller]
     pub fn fetch_xor(&self, v: T) -> Observed<T> {
-        self.rmw(RmwOp::Xor(v.to_value()))
-    }
-}
-
-impl Rlx<'_, bool> {
-    /// `fetch_or(v, Relaxed)`.
-    #[track_caller]
-    pub fn fetch_or(&self, v: bool) -> Observed<bool> {
-        self.rmw(RmwOp::Or(v as Value))
-    }
-    /// `fetch_and(v, Relaxed)`.
-    #[track_caller]
-    pub fn fetch_and(&self, v: bool) -> Observed<bool> {
-        self.rmw(RmwOp::And(v as Value))
+        self.rmw(RmwOp::Xor(word(v)))
     }
 }
 

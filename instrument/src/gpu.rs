@@ -16,6 +16,8 @@ use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, Placement, Scope
 pub use scopecheck_checker::space::{FenceSpace, Space};
 
 pub use crate::gpu_alloc::{alloc_in, alloc_on_device, MemAtomic, Word};
+pub use crate::typed::{Arithmetic, Bitwise, MinMax};
+pub use crate::value::{AtomicValue, ValueKind};
 pub use scopecheck_checker::memory::{DeviceAttributes, MemoryKind, Platform};
 pub use scopecheck_checker::progress::Progress;
 

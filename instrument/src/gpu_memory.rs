@@ -25,65 +25,30 @@
 //! model lets them read, and two of them (or one and an atomic) not ordered
 //! by happens-before of the buffer's memory space are a data race.
 
-use crate::atomic::{alloc_in, failure_order, load_order, order, store_order, Ordering, RawAtomic};
-use scopecheck_checker::event::{Loc, LocKind, Order, RmwOp, Scope, Space, Value, ValueType};
-use std::marker::PhantomData;
+use crate::typed::{scoped_ops, Arithmetic, Bitwise, MinMax, Typed};
+use crate::value::AtomicValue;
+use scopecheck_checker::event::{LocKind, Scope, Space};
 
-/// A type a [`Buffer`] can hold: a plain integer (or `bool`), stored as a
-/// value of its width and signedness.
-pub trait Element: Copy {
-    /// Width and signedness (for wrapping arithmetic and signed min/max).
-    const TYPE: ValueType;
-    /// The value as the checker stores it.
-    fn to_value(self) -> Value;
-    /// Back from the checker's value.
-    fn from_value(v: Value) -> Self;
-}
-
-macro_rules! element {
-    ($($t:ty => $bits:expr, $signed:expr;)*) => {$(
-        impl Element for $t {
-            const TYPE: ValueType = ValueType { bits: $bits, signed: $signed };
-            fn to_value(self) -> Value {
-                Self::TYPE.mask(self as i128 as u64)
-            }
-            fn from_value(v: Value) -> Self {
-                v as $t
-            }
-        }
-    )*};
-}
-
-element! {
-    u8 => 8, false; u16 => 16, false; u32 => 32, false; u64 => 64, false; usize => 64, false;
-    i8 => 8, true; i16 => 16, true; i32 => 32, true; i64 => 64, true; isize => 64, true;
-}
-
-impl Element for bool {
-    const TYPE: ValueType = ValueType { bits: 1, signed: false };
-    fn to_value(self) -> Value {
-        self as Value
-    }
-    fn from_value(v: Value) -> Self {
-        v != 0
-    }
-}
+/// What a [`Buffer`] holds: any [`AtomicValue`](crate::atomic_ref::AtomicValue)
+/// (integers, `bool`, floats, raw pointers), encoded by its one rule. The
+/// name is kept for code written when buffers had their own trait.
+pub use crate::value::AtomicValue as Element;
 
 /// A buffer of `T` in GPU memory, global or block-local.
-pub struct Buffer<T: Element> {
-    locs: Vec<Loc>,
+pub struct Buffer<T: AtomicValue> {
+    cells: Vec<Typed<T>>,
     space: Space,
-    _t: PhantomData<T>,
 }
 
-impl<T: Element> Buffer<T> {
+impl<T: AtomicValue> Buffer<T> {
     #[track_caller]
     fn alloc(init: impl Iterator<Item = T>, space: Space) -> Buffer<T> {
-        Buffer {
-            locs: init.map(|v| alloc_in(v.to_value(), LocKind::Atomic, space)).collect(),
-            space,
-            _t: PhantomData,
+        // A loop, not a closure, so that an allocation's panic names the caller.
+        let mut cells = Vec::new();
+        for v in init {
+            cells.push(Typed::new_in(v, LocKind::Atomic, space));
         }
+        Buffer { cells, space }
     }
 
     /// A global-memory buffer of `len` copies of `init` (`sycl::buffer`,
@@ -104,17 +69,17 @@ impl<T: Element> Buffer<T> {
     /// [`crate::gpu::launch`] so each block gets its own instance.
     #[track_caller]
     pub fn local(len: usize) -> Buffer<T> {
-        Buffer::alloc(std::iter::repeat_n(T::from_value(0), len), Space::Local)
+        Buffer::alloc(std::iter::repeat_n(T::from_bits(0), len), Space::Local)
     }
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.locs.len()
+        self.cells.len()
     }
 
     /// Whether the buffer has no elements.
     pub fn is_empty(&self) -> bool {
-        self.locs.is_empty()
+        self.cells.is_empty()
     }
 
     /// The memory space the buffer is in.
@@ -123,27 +88,27 @@ impl<T: Element> Buffer<T> {
     }
 
     #[track_caller]
-    fn raw(&self, i: usize) -> RawAtomic {
-        let n = self.locs.len();
-        let Some(&loc) = self.locs.get(i) else {
+    fn cell(&self, i: usize) -> &Typed<T> {
+        let n = self.cells.len();
+        let Some(cell) = self.cells.get(i) else {
             panic!(
                 "index out of bounds: the {} buffer has {n} elements but the index is {i}",
                 self.space
             )
         };
-        RawAtomic { loc, ty: T::TYPE }
+        cell
     }
 
     /// Reads element `i` plainly (`buf[i]`).
     #[track_caller]
     pub fn get(&self, i: usize) -> T {
-        T::from_value(self.raw(i).load_at(Order::NonAtomic, Scope::Thread))
+        self.cell(i).read()
     }
 
     /// Writes element `i` plainly (`buf[i] = v`).
     #[track_caller]
     pub fn set(&self, i: usize, v: T) {
-        self.raw(i).store_at(v.to_value(), Order::NonAtomic, Scope::Thread)
+        self.cell(i).write(v)
     }
 
     /// Every element, read plainly in order (the host's copy back after the
@@ -157,91 +122,32 @@ impl<T: Element> Buffer<T> {
     /// space>(buf[i])`, CUDA `atomicAdd(&buf[i], ...)`).
     #[track_caller]
     pub fn atomic(&self, i: usize) -> AtomicElement<'_, T> {
-        AtomicElement {
-            raw: self.raw(i),
-            _b: PhantomData,
-        }
+        AtomicElement { cell: self.cell(i) }
     }
 }
 
 /// An atomic view of one element of a [`Buffer`]. Every operation takes its
-/// order (with std's validity rules) and its scope.
-pub struct AtomicElement<'b, T: Element> {
-    raw: RawAtomic,
-    _b: PhantomData<&'b Buffer<T>>,
+/// order (with std's validity rules) and its scope. Which read-modify-writes
+/// exist depends on `T`, as for [`AtomicRef`](crate::atomic_ref::AtomicRef):
+/// `fetch_add` / `fetch_sub` for [`Arithmetic`] types, `fetch_and` /
+/// `fetch_or` / `fetch_xor` for [`Bitwise`] ones, `fetch_min` / `fetch_max`
+/// for [`MinMax`] ones.
+pub struct AtomicElement<'b, T: AtomicValue> {
+    cell: &'b Typed<T>,
 }
 
-impl<T: Element> AtomicElement<'_, T> {
-    /// Atomic load.
-    #[track_caller]
-    pub fn load(&self, o: Ordering, scope: Scope) -> T {
-        T::from_value(self.raw.load_at(load_order(o), scope))
-    }
+impl<T: AtomicValue> AtomicElement<'_, T> {
+    scoped_ops!(any, cell);
+}
 
-    /// Atomic store.
-    #[track_caller]
-    pub fn store(&self, v: T, o: Ordering, scope: Scope) {
-        self.raw.store_at(v.to_value(), store_order(o), scope)
-    }
+impl<T: Arithmetic> AtomicElement<'_, T> {
+    scoped_ops!(arithmetic, cell);
+}
 
-    #[track_caller]
-    fn rmw(&self, op: RmwOp, o: Ordering, scope: Scope) -> T {
-        let o = order(o);
-        let (old, _) = self.raw.rmw_at(op, o, o, scope);
-        T::from_value(old)
-    }
+impl<T: Bitwise> AtomicElement<'_, T> {
+    scoped_ops!(bitwise, cell);
+}
 
-    /// Atomic swap; returns the old value.
-    #[track_caller]
-    pub fn swap(&self, v: T, o: Ordering, scope: Scope) -> T {
-        self.rmw(RmwOp::Swap(v.to_value()), o, scope)
-    }
-
-    /// Atomic wrapping add; returns the old value.
-    #[track_caller]
-    pub fn fetch_add(&self, v: T, o: Ordering, scope: Scope) -> T {
-        self.rmw(RmwOp::Add(v.to_value()), o, scope)
-    }
-
-    /// Atomic wrapping subtract; returns the old value.
-    #[track_caller]
-    pub fn fetch_sub(&self, v: T, o: Ordering, scope: Scope) -> T {
-        self.rmw(RmwOp::Sub(v.to_value()), o, scope)
-    }
-
-    /// Atomic minimum; returns the old value.
-    #[track_caller]
-    pub fn fetch_min(&self, v: T, o: Ordering, scope: Scope) -> T {
-        self.rmw(RmwOp::Min(v.to_value()), o, scope)
-    }
-
-    /// Atomic maximum; returns the old value.
-    #[track_caller]
-    pub fn fetch_max(&self, v: T, o: Ordering, scope: Scope) -> T {
-        self.rmw(RmwOp::Max(v.to_value()), o, scope)
-    }
-
-    /// Atomic compare-exchange (strong): `Ok(old)` if it held `current` and
-    /// now holds `new`, `Err(actual)` otherwise.
-    #[track_caller]
-    pub fn compare_exchange(
-        &self,
-        current: T,
-        new: T,
-        success: Ordering,
-        failure: Ordering,
-        scope: Scope,
-    ) -> Result<T, T> {
-        let op = RmwOp::Cas {
-            expected: current.to_value(),
-            new: new.to_value(),
-            weak: false,
-        };
-        let (old, ok) = self.raw.rmw_at(op, order(success), failure_order(failure), scope);
-        if ok {
-            Ok(T::from_value(old))
-        } else {
-            Err(T::from_value(old))
-        }
-    }
+impl<T: MinMax> AtomicElement<'_, T> {
+    scoped_ops!(min_max, cell);
 }

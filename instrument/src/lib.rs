@@ -17,3 +17,5 @@ pub mod hint;
 pub mod rt;
 pub mod sync;
 pub mod thread;
+mod typed;
+mod value;

@@ -1,10 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use scopecheck::{Builder, MemoryModel, Report, Strategy};
+use scopecheck::gpu::Space;
+use scopecheck::{Builder, Failure, FailureKind, MemoryModel, Report, Strategy};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::rc::Rc;
 
 /// Runs `body` under `builder`, giving it a function that records one
@@ -57,4 +58,75 @@ where
         "execution counts differ between exhaustive and reference under {model:?}"
     );
     (o1, r1.executions())
+}
+
+/// The one failure `r` found: asserts that there is exactly one and that
+/// it is a `kind`, showing the report when not.
+#[track_caller]
+pub fn the_failure(r: &Report, kind: FailureKind) -> &Failure {
+    one_failure(r.failures(), kind, r)
+}
+
+/// [`the_failure`] for reports that keep their failures in a list of their
+/// own (DRFrlx, litmus); `shown` is printed, after the failures found, when
+/// the assertion fails.
+#[track_caller]
+pub fn one_failure<'a>(failures: &'a [Failure], kind: FailureKind, shown: &dyn Display) -> &'a Failure {
+    match failures {
+        [f] => {
+            assert_eq!(
+                f.kind(),
+                kind,
+                "expected one {kind:?} failure, found a {:?} failure: {}\n{shown}",
+                f.kind(),
+                f.message
+            );
+            f
+        }
+        _ => {
+            let found: Vec<String> = failures
+                .iter()
+                .map(|f| format!("{:?}: {}", f.kind(), f.message))
+                .collect();
+            panic!(
+                "expected exactly one failure, a {kind:?}, found {}: {found:#?}\n{shown}",
+                failures.len()
+            )
+        }
+    }
+}
+
+/// The memory space of the location a race report names, and the
+/// descriptions of its two events.
+pub fn race_space(f: &Failure) -> (Space, Vec<String>) {
+    assert_eq!(f.events.len(), 2, "{}", f.message);
+    let loc = f.graph.event(f.events[0].id).loc().expect("a race is on a location");
+    (f.graph.space_of(loc), f.events.iter().map(|e| e.what.clone()).collect())
+}
+
+/// Where `needle` stands in a test file, as reports name source positions:
+/// `{file}:{line}:{column}`, the column that of the needle's first
+/// character, or of the character after a `^` in it (`"x.^load()"` is the
+/// column of `load`, which is where a method call's position points).
+/// `src` is the file's `include_str!`, `file` its `file!()`. The needle
+/// must stand on exactly one line, not counting lines where it follows a
+/// `"` (where a test names it, as in the call of this function).
+pub fn position(file: &str, src: &str, needle: &str) -> String {
+    let (before, after) = needle.split_once('^').unwrap_or(("", needle));
+    let text = format!("{before}{after}");
+    let hits: Vec<String> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.contains(&format!("\"{text}")))
+        .filter_map(|(i, l)| {
+            l.find(&text)
+                .map(|c| format!("{file}:{}:{}", i + 1, c + before.len() + 1))
+        })
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "{needle:?} stands on exactly one line of {file}: {hits:?}"
+    );
+    hits[0].clone()
 }

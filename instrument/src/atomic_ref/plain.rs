@@ -3,12 +3,10 @@
 //! the way C++ code keeps an `int` and wraps it in `sycl::atomic_ref` or
 //! `cuda::atomic_ref` where it needs atomicity.
 
-use super::value::{value_type, AtomicValue};
-use crate::atomic::RawAtomic;
-use scopecheck_checker::event::{LocKind, Order, Scope};
+use crate::typed::Typed;
+use crate::value::AtomicValue;
+use scopecheck_checker::event::LocKind;
 use scopecheck_checker::space::Space;
-use std::marker::PhantomData;
-use std::mem::size_of;
 
 /// Where an object lives, as `sycl::access::address_space` names it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -41,9 +39,8 @@ impl AddressSpace {
 /// reads return what the memory model lets them read), so a plain read
 /// racing an atomic write is reported, not silently torn.
 pub struct Plain<T: AtomicValue> {
-    raw: RawAtomic,
+    cell: Typed<T>,
     space: AddressSpace,
-    _t: PhantomData<T>,
 }
 
 impl<T: AtomicValue> Plain<T> {
@@ -72,28 +69,15 @@ impl<T: AtomicValue> Plain<T> {
     /// A cell in address space `space` (`Generic`: not said).
     #[track_caller]
     pub fn new_in(v: T, space: AddressSpace) -> Plain<T> {
-        let n = size_of::<T>();
-        if n > 8 {
-            panic!(
-                "scopecheck: Plain<{}> holds values of at most 8 bytes (the checker keeps each one as a \
-                 64-bit pattern), and this type has {n}",
-                std::any::type_name::<T>()
-            );
-        }
+        // Local cells live in local memory: a barrier fencing only local
+        // memory orders them, one fencing only global memory does not.
+        let in_space = match space {
+            AddressSpace::Local => Space::Local,
+            _ => Space::Global,
+        };
         Plain {
-            // Local cells live in local memory: a barrier fencing only local
-            // memory orders them, one fencing only global memory does not.
-            raw: RawAtomic::new_in(
-                v.to_bits(),
-                value_type::<T>(),
-                LocKind::Atomic,
-                match space {
-                    AddressSpace::Local => Space::Local,
-                    _ => Space::Global,
-                },
-            ),
+            cell: Typed::new_in(v, LocKind::Atomic, in_space),
             space,
-            _t: PhantomData,
         }
     }
 
@@ -101,14 +85,14 @@ impl<T: AtomicValue> Plain<T> {
     /// does not happen before it, or it before that write.
     #[track_caller]
     pub fn read(&self) -> T {
-        T::from_bits(self.raw.load_at(Order::NonAtomic, Scope::Thread))
+        self.cell.read()
     }
 
     /// A plain (non-atomic) write: a data race if another thread's access
     /// is not ordered with it by happens-before.
     #[track_caller]
     pub fn write(&self, v: T) {
-        self.raw.store_at(v.to_bits(), Order::NonAtomic, Scope::Thread)
+        self.cell.write(v)
     }
 
     /// Consumes the cell, returning its value (a plain read).
@@ -122,8 +106,8 @@ impl<T: AtomicValue> Plain<T> {
         self.space
     }
 
-    pub(crate) fn raw(&self) -> &RawAtomic {
-        &self.raw
+    pub(crate) fn typed(&self) -> &Typed<T> {
+        &self.cell
     }
 }
 
@@ -136,12 +120,6 @@ impl<T: AtomicValue + Default> Default for Plain<T> {
 
 impl<T: AtomicValue> std::fmt::Debug for Plain<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Plain<{}>({})", std::any::type_name::<T>(), self.raw.loc)
+        write!(f, "Plain<{}>({})", std::any::type_name::<T>(), self.cell.loc())
     }
 }
-
-// SAFETY: the cell holds no `T`, only the checker's location; every access
-// goes through the single-threaded runtime (as with the shim's atomics).
-unsafe impl<T: AtomicValue> Sync for Plain<T> {}
-// SAFETY: as above.
-unsafe impl<T: AtomicValue> Send for Plain<T> {}
