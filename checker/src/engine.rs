@@ -17,7 +17,7 @@ use crate::memory::{MemoryTable, Platform, Residence};
 mod hang;
 mod memory_race;
 use crate::model::relations::Relations;
-use crate::model::MemoryModel;
+use crate::model::{Candidates, MemoryModel, Places};
 use crate::progress::{Progress, ProgressState};
 use crate::races;
 use crate::scope::narrowest_common;
@@ -130,6 +130,9 @@ pub struct RfChoice {
     /// A spurious failure of `compare_exchange_weak`.
     pub spurious: bool,
 }
+
+/// Read choices of one new read (inline: made for every read added).
+type Choices = SmallVec<[RfChoice; 8]>;
 
 /// Limits of one exploration.
 #[derive(Clone, Debug)]
@@ -1221,7 +1224,7 @@ impl Engine {
 
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
     /// for seq_cst, need this check).
-    fn filter_reads(&mut self, t: ThreadId, kind: &ReadEvent, choices: Vec<RfChoice>, src: SourceLoc) -> Vec<RfChoice> {
+    fn filter_reads(&mut self, t: ThreadId, kind: &ReadEvent, choices: Choices, src: SourceLoc) -> Choices {
         if self.strategy.unfiltered() {
             return choices;
         }
@@ -1230,7 +1233,7 @@ impl Engine {
         {
             return choices;
         }
-        let mut keep = Vec::with_capacity(choices.len());
+        let mut keep = Choices::new();
         for c in choices {
             let mut k = *kind;
             k.rf = c.write;
@@ -1254,8 +1257,8 @@ impl Engine {
 
     /// Adds a read of `loc` by `t`; returns (event, value).
     /// Every write of `loc`, initial write first (the reference enumerator's candidates).
-    fn all_writes(&self, loc: Loc) -> Vec<EventId> {
-        let mut v = vec![EventId::INIT];
+    fn all_writes(&self, loc: Loc) -> Candidates {
+        let mut v: Candidates = smallvec::smallvec![EventId::INIT];
         v.extend(self.graph.loc(loc).expect("loc").mo.iter().copied());
         v
     }
@@ -1268,7 +1271,7 @@ impl Engine {
         Ok(())
     }
 
-    fn candidates(&self, t: ThreadId, loc: Loc) -> Vec<EventId> {
+    fn candidates(&self, t: ThreadId, loc: Loc) -> Candidates {
         if self.strategy.unfiltered() {
             self.all_writes(loc)
         } else {
@@ -1277,7 +1280,7 @@ impl Engine {
     }
 
     fn new_read(&mut self, t: ThreadId, loc: Loc, order: Order, src: SourceLoc) -> Result<(EventId, Value), Stop> {
-        let cands: Vec<RfChoice> = self
+        let cands: Choices = self
             .candidates(t, loc)
             .into_iter()
             .map(|write| RfChoice { write, spurious: false })
@@ -1358,7 +1361,7 @@ impl Engine {
             let id = self
                 .graph
                 .push_event(t, kind.clone(), src, self.cur_scope, views, false);
-            let mut keep = Vec::new();
+            let mut keep = Places::new();
             let mut placed: Option<usize> = None;
             for &p in &places {
                 match placed {
@@ -1407,8 +1410,8 @@ impl Engine {
     ) -> Result<Option<OpResult>, Stop> {
         let weak = matches!(rop, RmwOp::Cas { weak: true, .. });
         let unfiltered = self.strategy.unfiltered();
-        let mut free = Vec::new();
-        let mut taken = Vec::new();
+        let mut free = Choices::new();
+        let mut taken = Candidates::new();
         for w in self.candidates(t, loc) {
             let v = self.graph.write_value(loc, w);
             if await_.is_some_and(|a| !a.admits(v)) {
@@ -1470,12 +1473,12 @@ impl Engine {
         let kept = if !filtered {
             free
         } else {
-            let mut kept = Vec::new();
+            let mut kept = Choices::new();
             for c in free {
                 let v = self.graph.write_value(loc, c.write);
                 let writes = !c.spurious && rop.apply(ty, v).is_some();
                 let order = if writes { Order::read_part(success) } else { failure };
-                let one = self.filter_reads(t, &proto(order), vec![c], src);
+                let one = self.filter_reads(t, &proto(order), smallvec::smallvec![c], src);
                 kept.extend(one);
             }
             kept

@@ -13,6 +13,14 @@ pub mod sc;
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules};
 use relations::{Axiom, Relations};
+use smallvec::SmallVec;
+
+/// The writes a new read may read, in mo order (inline: asked for every
+/// read the explorer adds).
+pub type Candidates = SmallVec<[EventId; 8]>;
+
+/// The mo positions a new write may take (inline, like [`Candidates`]).
+pub type Places = SmallVec<[usize; 8]>;
 
 /// A memory model the checker can explore under.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -118,14 +126,14 @@ impl MemoryModel {
     /// The writes the read that thread `t` is about to add at `loc` may read
     /// under the coherence axiom, in mo order (initial write first). For `sc`
     /// and for seq_cst the caller still filters them with [`Self::check_graph`].
-    pub fn rf_candidates(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<EventId> {
+    pub fn rf_candidates(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Candidates {
         let hb = Self::base_hb(g, t);
         Self::candidates_from(g, loc, Self::coherence_floor(g, loc, &hb, None))
     }
 
     /// The writes a read of thread `t` at `loc` may read under this model:
     /// [`Self::rf_candidates`], or every write of `loc` under `porf`.
-    pub fn read_candidates(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<EventId> {
+    pub fn read_candidates(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Candidates {
         if self == MemoryModel::Porf {
             Self::candidates_from(g, loc, 0)
         } else {
@@ -134,7 +142,7 @@ impl MemoryModel {
     }
 
     /// The writes of `loc` from mo position `floor` on.
-    fn candidates_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Vec<EventId> {
+    fn candidates_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Candidates {
         let n = g.loc(loc).expect("loc").mo.len();
         (floor..=n).map(|p| g.mo_at(loc, p)).collect()
     }
@@ -142,7 +150,7 @@ impl MemoryModel {
     /// The mo positions (as for [`ExecutionGraph::insert_mo`]) where a plain
     /// write of thread `t` at `loc` may go: after the coherence floor, and
     /// never between an RMW's write and the write it read.
-    pub fn mo_placements(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<usize> {
+    pub fn mo_placements(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Places {
         let hb = Self::base_hb(g, t);
         Self::placements_from(g, loc, Self::coherence_floor(g, loc, &hb, None))
     }
@@ -150,7 +158,7 @@ impl MemoryModel {
     /// The mo positions a plain write of thread `t` at `loc` may take under
     /// this model: [`Self::mo_placements`], or every place that does not split
     /// an RMW from the write it read under `porf`.
-    pub fn write_placements(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Vec<usize> {
+    pub fn write_placements(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Places {
         if self == MemoryModel::Porf {
             Self::placements_from(g, loc, 0)
         } else {
@@ -159,7 +167,7 @@ impl MemoryModel {
     }
 
     /// The mo positions after `floor` that keep every RMW right after its source.
-    fn placements_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Vec<usize> {
+    fn placements_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Places {
         let d = g.loc(loc).expect("loc");
         let n = d.mo.len();
         (floor + 1..=n + 1)
