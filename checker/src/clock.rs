@@ -154,6 +154,52 @@ impl Clock {
     }
 }
 
+/// A view that most events copy unchanged from the event before them (the
+/// thread's view at its last release fence, the messages its relaxed reads
+/// gathered for a later acquire fence): shared instead of copied, and
+/// empty (`None`) in programs without such fences or reads.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SharedClock(Option<std::sync::Arc<Clock>>);
+
+impl SharedClock {
+    /// The view, if not empty.
+    #[inline]
+    pub fn get(&self) -> Option<&Clock> {
+        self.0.as_deref()
+    }
+    /// The view as a clock of its own.
+    pub fn to_clock(&self) -> Clock {
+        self.0.as_deref().cloned().unwrap_or_default()
+    }
+    /// Replaces the view.
+    pub fn set(&mut self, c: Clock) {
+        self.0 = if c.is_empty() {
+            None
+        } else {
+            Some(std::sync::Arc::new(c))
+        };
+    }
+    /// Joins `other` into the view (copying it first if it is shared).
+    pub fn join(&mut self, other: &Clock) {
+        if other.is_empty() {
+            return;
+        }
+        match &mut self.0 {
+            Some(c) => std::sync::Arc::make_mut(c).join(other),
+            None => self.0 = Some(std::sync::Arc::new(other.clone())),
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            None => write!(f, "[]"),
+            Some(c) => write!(f, "{c:?}"),
+        }
+    }
+}
+
 impl std::fmt::Debug for Clock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.1 {

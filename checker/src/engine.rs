@@ -802,12 +802,12 @@ impl Engine {
                 return Sched::Run(t as ThreadId);
             }
         }
-        let mut enabled: SmallVec<[ThreadId; 16]> = status
-            .iter()
-            .enumerate()
-            .filter(|(t, st)| self.enabled(*t as ThreadId, st, status))
-            .map(|(t, _)| t as ThreadId)
-            .collect();
+        let mut enabled: SmallVec<[ThreadId; 16]> = SmallVec::new();
+        for (t, st) in status.iter().enumerate() {
+            if self.enabled(t as ThreadId, st, status) {
+                enabled.push(t as ThreadId);
+            }
+        }
         if let Some(f) = self.progress_hang(status, &mut enabled) {
             return Sched::Deadlock(f);
         }

@@ -702,9 +702,9 @@ pub struct Event {
     /// For writes: the view a reader acquires by reading it (release sequences, fences).
     pub msg: Clock,
     /// The thread's view at its last release fence, up to this event.
-    pub rel_fence: Clock,
+    pub rel_fence: crate::clock::SharedClock,
     /// What an acquire fence after this event would acquire (messages of relaxed reads so far).
-    pub acq_pending: Clock,
+    pub acq_pending: crate::clock::SharedClock,
     /// The scope of the operation (`System` for the unscoped shim; `Thread`
     /// for plain accesses has no effect: they never synchronize).
     pub scope: Scope,

@@ -6,7 +6,7 @@
 //! [`ExecutionGraph::compute_views`]); each rule there cites the RC11
 //! definition it implements.
 
-use crate::clock::Clock;
+use crate::clock::{Clock, SharedClock};
 use crate::event::*;
 use crate::scope::{mutually_inclusive, Actor};
 use std::collections::BTreeMap;
@@ -105,9 +105,9 @@ pub struct Views {
     /// Release-sequence message (writes).
     pub msg: Clock,
     /// View at the thread's last release fence.
-    pub rel_fence: Clock,
+    pub rel_fence: SharedClock,
     /// Pending acquire view for a later acquire fence.
-    pub acq_pending: Clock,
+    pub acq_pending: SharedClock,
     /// The scoped models' synchronization state (`None` for unscoped models).
     pub scoped: Option<Box<ScopedSync>>,
 }
@@ -311,8 +311,8 @@ impl ExecutionGraph {
                 porf: Clock::new(),
                 hb: Clock::new(),
                 msg: Clock::new(),
-                rel_fence: Clock::new(),
-                acq_pending: Clock::new(),
+                rel_fence: SharedClock::default(),
+                acq_pending: SharedClock::default(),
                 scoped: None,
             },
         };
@@ -357,8 +357,9 @@ impl ExecutionGraph {
             }
             // An acquire fence acquires what the relaxed reads before it read.
             EventKind::Fence { order } if order.is_acquire() => {
-                let pend = v.acq_pending.clone();
-                v.hb.join(&pend);
+                if let Some(pend) = v.acq_pending.get() {
+                    v.hb.join(pend);
+                }
             }
             _ => {}
         }
@@ -367,7 +368,7 @@ impl ExecutionGraph {
         match kind {
             // A release fence: later atomic writes carry the view it had.
             EventKind::Fence { order } if order.is_release() => {
-                v.rel_fence = v.hb.clone();
+                v.rel_fence.set(v.hb.clone());
             }
             // msg of a write: its own view if it is a release write; else the
             // view of the last release fence before it (fence-to-read sw); an
@@ -379,7 +380,7 @@ impl ExecutionGraph {
                     if release {
                         v.msg = v.hb.clone();
                     } else {
-                        v.msg = v.rel_fence.clone();
+                        v.msg = v.rel_fence.to_clock();
                     }
                     if w.rmw {
                         let rd = self.event(EventId::new(t, me.index - 1));
@@ -552,8 +553,8 @@ impl ExecutionGraph {
             porf,
             hb,
             msg: Clock::new(),
-            rel_fence: Clock::new(),
-            acq_pending: Clock::new(),
+            rel_fence: SharedClock::default(),
+            acq_pending: SharedClock::default(),
             scoped: Some(Box::new(sync)),
         }
     }
