@@ -796,12 +796,7 @@ impl ExecutionGraph {
         if allocs_removed {
             self.locs.retain(|_, d| live(&d.alloc));
         }
-        for d in self.locs.values_mut() {
-            d.mo.retain(live);
-            d.reads.retain(live);
-            d.cells.retain(live);
-            d.consumed.retain(|(_, r)| live(&r.next()));
-        }
+        drop_dead(&mut self.locs, live);
         if plain_removed {
             self.recount_plain();
         }
@@ -885,12 +880,7 @@ impl ExecutionGraph {
             .collect();
         let live = |e: &EventId| e.index < lens.get(e.thread as usize).copied().unwrap_or(0);
         self.locs.retain(|_, d| live(&d.alloc));
-        for d in self.locs.values_mut() {
-            d.mo.retain(live);
-            d.reads.retain(live);
-            d.cells.retain(live);
-            d.consumed.retain(|(_, r)| live(&r.next()));
-        }
+        drop_dead(&mut self.locs, live);
         self.sc_events = self.events().filter(|(_, e)| e.is_sc()).count();
         self.recount_plain();
         let max = self.events().map(|(_, e)| e.stamp).max();
@@ -915,6 +905,17 @@ impl ExecutionGraph {
                 d.has_plain = true;
             }
         }
+    }
+}
+
+/// Removes the events that are no longer `live` from every location's
+/// lists (after a restriction).
+fn drop_dead(locs: &mut BTreeMap<Loc, LocData>, live: impl Fn(&EventId) -> bool) {
+    for d in locs.values_mut() {
+        d.mo.retain(|e| live(e));
+        d.reads.retain(|e| live(e));
+        d.cells.retain(|e| live(e));
+        d.consumed.retain(|(_, r)| live(&r.next()));
     }
 }
 
