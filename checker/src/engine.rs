@@ -1598,7 +1598,7 @@ impl Engine {
         let (ia, ib) = (wide.index_of(a)?, wide.index_of(b)?);
         // The hb of the raced location's memory space (`space.rs`, rule 4).
         let local = g.event(a).loc().is_some_and(|l| g.space_of(l) == Space::Local);
-        let hb = if local { &wide.hb_local } else { &wide.hb };
+        let hb = wide.hb_of(if local { Space::Local } else { Space::Global });
         let before = |x: usize, y: usize| x == y || hb.has(x, y);
         let (first, second) = if hb.has(ia, ib) {
             (ia, ib)
