@@ -256,7 +256,8 @@ pub struct MemoryRace {
     pub first: EventId,
     /// The later-added access.
     pub second: EventId,
-    /// The access of the two that is plain (the first one that is), and why.
+    /// The access of the two that is plain, and why (if both are, the one
+    /// met first going through the location's writes in mo, then its reads).
     pub why: PlainAccess,
 }
 
