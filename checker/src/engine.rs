@@ -276,23 +276,24 @@ impl Engine {
         let mut pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
         // Races that a memory kind makes (system-scope atomics that are not
         // atomic there); without memory kinds, none.
-        let memory: Vec<(EventId, EventId, String)> = if self.memory.is_empty() {
+        let memory = if self.memory.is_empty() {
             Vec::new()
         } else {
-            self.graph
-                .locs()
-                .filter_map(|(l, _)| self.memory.find_race(&self.graph, *l, self.model.sync_rules()))
-                .collect()
+            self.memory.find_races(&self.graph, self.model.sync_rules())
         };
-        pairs.retain(|(a, b)| !memory.iter().any(|(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a)));
+        pairs.retain(|&(a, b)| {
+            !memory
+                .iter()
+                .any(|m| (m.first, m.second) == (a, b) || (m.first, m.second) == (b, a))
+        });
         if pairs.is_empty() && memory.is_empty() {
             return;
         }
         self.races.racy_executions += 1;
-        for (a, b, why) in memory {
-            let key = (self.graph.event(a).src, self.graph.event(b).src);
+        for race in memory {
+            let key = (self.graph.event(race.first).src, self.graph.event(race.second).src);
             if self.races.seen.insert(key) {
-                if let Stop::Failure(f) = self.memory_race(a, b, why) {
+                if let Stop::Failure(f) = self.memory_race(race) {
                     self.races.distinct.push(*f);
                 }
             }
@@ -1650,8 +1651,8 @@ impl Engine {
         // The whole location: whether an access is atomic for its memory
         // kind can depend on every thread that touches it (seed 001: GPU
         // memory that a host thread accesses).
-        if let Some((a, b, why)) = self.memory.find_race(g, loc, self.model.sync_rules()) {
-            return Err(self.memory_race(a, b, why));
+        if let Some(race) = self.memory.find_race(g, loc, self.model.sync_rules()) {
+            return Err(self.memory_race(race));
         }
         Ok(())
     }
@@ -1687,7 +1688,7 @@ impl Engine {
         let (ia, ib) = (wide.index_of(a)?, wide.index_of(b)?);
         // The hb of the raced location's memory space (`space.rs`, rule 4).
         let local = g.event(a).loc().is_some_and(|l| g.space_of(l) == Space::Local);
-        let hb = if local { &wide.hb_local } else { &wide.hb };
+        let hb = wide.hb_of(if local { Space::Local } else { Space::Global });
         let before = |x: usize, y: usize| x == y || hb.has(x, y);
         let (first, second) = if hb.has(ia, ib) {
             (ia, ib)

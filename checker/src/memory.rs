@@ -174,6 +174,93 @@ enum Access {
     Rmw,
 }
 
+/// Which condition of seed 001's "Atomicity" a system-scope atomic fails,
+/// making it a plain access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlainReason {
+    /// On system-allocated memory, and `pageableMemoryAccess` is 0.
+    NoPageableMemoryAccess,
+    /// On managed memory, and `concurrentManagedAccess` is 0.
+    NoConcurrentManagedAccess,
+    /// A read-modify-write on mapped memory, and `hostNativeAtomicSupported` is 0.
+    NoHostNativeAtomics,
+    /// On device memory that this host thread (the lowest numbered one) accesses.
+    HostAccess(ThreadId),
+    /// On device memory that GPU threads of several devices access, and these
+    /// accessing devices (ascending) have no native peer atomics to the device
+    /// the object resides on. Two accesses of one device are still atomic.
+    NoPeerAtomics(Vec<u32>),
+}
+
+/// A system-scope atomic that is a plain access for its memory kind on the
+/// platform. Its `Display` is the reason in words, as race reports give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainAccess {
+    /// The access.
+    pub event: EventId,
+    /// The operation it belongs to, as the user wrote it (`fetch_add`, `load`).
+    pub op: &'static str,
+    /// Where the object lives.
+    pub residence: Residence,
+    /// Which condition fails.
+    pub reason: PlainReason,
+}
+
+impl fmt::Display for PlainAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let res = self.residence;
+        write!(f, "`{}` at system scope on {}", self.op, res.kind)?;
+        match &self.reason {
+            PlainReason::NoPageableMemoryAccess => f.write_str(
+                " is atomic only if pageableMemoryAccess is 1 (seed 001, Atomicity), and this platform has \
+                 pageableMemoryAccess = 0, so it is a plain access",
+            ),
+            PlainReason::NoConcurrentManagedAccess => f.write_str(
+                " is atomic only if concurrentManagedAccess is 1 (seed 001, Atomicity), and this platform has \
+                 concurrentManagedAccess = 0, so it is a plain access",
+            ),
+            PlainReason::NoHostNativeAtomics => f.write_str(
+                " is a read-modify-write, atomic on mapped memory only if hostNativeAtomicSupported is 1 \
+                 (seed 001, Atomicity; loads and stores would be atomic), and this platform has \
+                 hostNativeAtomicSupported = 0, so it is a plain access",
+            ),
+            PlainReason::HostAccess(h) => write!(
+                f,
+                " (resident on device {}) is atomic only if only GPU threads access the object \
+                 (seed 001, Atomicity), and host thread {h} accesses it, so it is a plain access",
+                res.device
+            ),
+            PlainReason::NoPeerAtomics(missing) => {
+                write!(
+                    f,
+                    " (resident on device {}) is accessed concurrently by GPU threads of two devices, which is \
+                     atomic only if {PEER} is 1 between each accessing device and the device the object resides on \
+                     (seed 001, Atomicity), and this platform has ",
+                    res.device
+                )?;
+                for (i, d) in missing.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{PEER}({d}, {}) = 0", res.device)?;
+                }
+                f.write_str(", so it is a plain access")
+            }
+        }
+    }
+}
+
+/// A data race that memory kinds make: two conflicting accesses, neither
+/// happening before the other, at least one a plain access by its memory kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryRace {
+    /// The earlier-added access.
+    pub first: EventId,
+    /// The later-added access.
+    pub second: EventId,
+    /// The access of the two that is plain, and why (if both are, the one
+    /// met first going through the location's writes in mo, then its reads).
+    pub why: PlainAccess,
+}
+
 impl MemoryTable {
     /// Forgets every location's kind (a new execution registers them again,
     /// since the same location name may be another allocation on another path).
@@ -205,13 +292,9 @@ impl MemoryTable {
     /// A pair of conflicting accesses of `loc` in different threads, both
     /// atomic by their order, at least one of which is not atomic at its
     /// (system) scope for `loc`'s memory kind on this platform, neither
-    /// happening before the other: the pair (earlier-added first) and why,
-    /// in words. `None` when there is none.
-    ///
-    /// Happens-before is recomputed with every such access (of any location
-    /// with a memory kind) made plain: a plain access synchronizes with
-    /// nothing, so a release/acquire pair of them orders nothing either.
-    pub fn find_race(&self, g: &ExecutionGraph, loc: Loc, rules: SyncRules) -> Option<(EventId, EventId, String)> {
+    /// happening before the other (earlier-added first), with why. `None`
+    /// when there is none.
+    pub fn find_race(&self, g: &ExecutionGraph, loc: Loc, rules: SyncRules) -> Option<MemoryRace> {
         let res = self.get(loc)?;
         // This location first: most accesses are atomic where they are,
         // and then nothing else needs looking at.
@@ -219,57 +302,33 @@ impl MemoryTable {
         if here.is_empty() {
             return None;
         }
-        let mut plain: Vec<EventId> = here.iter().map(|(e, _)| *e).collect();
-        for (l, _) in g.locs() {
-            let Some(r) = self.get(*l).filter(|_| *l != loc) else {
-                continue;
-            };
-            plain.extend(self.plain_accesses(g, *l, r).into_iter().map(|(e, _)| e));
+        PlainHb::new(self, g, rules, None).race_on(loc, &here)
+    }
+
+    /// [`MemoryTable::find_race`] for every location of `g` with a memory
+    /// kind, in location order, with one happens-before computation for all.
+    pub fn find_races(&self, g: &ExecutionGraph, rules: SyncRules) -> Vec<MemoryRace> {
+        let plain: Vec<(Loc, Vec<PlainAccess>)> = g
+            .locs()
+            .filter_map(|(l, _)| {
+                let here = self.plain_accesses(g, *l, self.get(*l)?);
+                (!here.is_empty()).then_some((*l, here))
+            })
+            .collect();
+        if plain.is_empty() {
+            return Vec::new();
         }
-        let mut g2 = g.clone();
-        for &e in &plain {
-            match &mut g2.event_mut(e).kind {
-                EventKind::Read(r) => r.order = Order::NonAtomic,
-                EventKind::Write(w) => w.order = Order::NonAtomic,
-                _ => {}
-            }
-        }
-        let rel = Relations::of(&g2, rules);
-        let hb = |a: EventId, b: EventId| match (rel.index_of(a), rel.index_of(b)) {
-            (Some(i), Some(j)) => rel.hb.has(i, j),
-            _ => false,
-        };
-        let d = g.loc(loc)?;
-        let mut accesses: Vec<(EventId, bool)> =
-            d.mo.iter()
-                .map(|&w| (w, true))
-                .chain(d.reads.iter().map(|&r| (r, false)))
-                .filter(|&(e, _)| atomic_order(g, e))
-                .collect();
-        accesses.sort_by_key(|&(e, _)| g.event(e).stamp);
-        let dev = |t: ThreadId| g.placement(t).gpu.map(|p| p.device);
-        for (i, &(a, aw)) in accesses.iter().enumerate() {
-            for &(b, bw) in &accesses[i + 1..] {
-                if a.thread == b.thread || !(aw || bw) || hb(a, b) || hb(b, a) {
-                    continue;
-                }
-                let why = here.iter().find(|(e, _)| *e == a || *e == b).map(|(_, w)| w.clone());
-                let Some(why) = why else { continue };
-                // GPU memory shared by GPUs without native peer atomics:
-                // "or only GPU threads from a single GPU concurrently access
-                // it" -- two unordered accesses of one device are atomic.
-                if res.kind == MemoryKind::Device && why.contains(PEER) && dev(a.thread) == dev(b.thread) {
-                    continue;
-                }
-                return Some((a, b, why));
-            }
-        }
-        None
+        let all = plain
+            .iter()
+            .flat_map(|(_, here)| here.iter().map(|p| p.event))
+            .collect();
+        let mut hb = PlainHb::new(self, g, rules, Some(all));
+        plain.iter().filter_map(|(loc, here)| hb.race_on(*loc, here)).collect()
     }
 
     /// The accesses of `loc` (living in `res`) that are atomic by their
     /// order but not at their scope, each with why.
-    fn plain_accesses(&self, g: &ExecutionGraph, loc: Loc, res: Residence) -> Vec<(EventId, String)> {
+    fn plain_accesses(&self, g: &ExecutionGraph, loc: Loc, res: Residence) -> Vec<PlainAccess> {
         let Some(d) = g.loc(loc) else { return Vec::new() };
         let accesses: Vec<EventId> =
             d.mo.iter()
@@ -280,68 +339,51 @@ impl MemoryTable {
         let ctx = ObjectUse::of(g, &accesses);
         accesses
             .into_iter()
-            .filter_map(|e| self.not_atomic(g, res, e, &ctx).map(|why| (e, why)))
+            .filter_map(|e| {
+                self.not_atomic(g, res, e, &ctx).map(|reason| PlainAccess {
+                    event: e,
+                    op: op_name(g, e),
+                    residence: res,
+                    reason,
+                })
+            })
             .collect()
     }
 
     /// Why access `e` of an object in `res` is not atomic at its scope, or
     /// `None` if it is. For GPU memory shared by several GPUs, the answer
-    /// holds unless the racing access is of the same GPU (see `find_race`).
-    fn not_atomic(&self, g: &ExecutionGraph, res: Residence, e: EventId, ctx: &ObjectUse) -> Option<String> {
-        let ev = g.event(e);
+    /// holds unless the racing access is of the same GPU (see `race_on`).
+    fn not_atomic(&self, g: &ExecutionGraph, res: Residence, e: EventId, ctx: &ObjectUse) -> Option<PlainReason> {
         // "it specifies a scope other than thread_scope_system": atomic.
-        if ev.scope != Scope::System {
+        if g.event(e).scope != Scope::System {
             return None;
         }
-        let access = access_of(g, e);
         let a = &self.platform.attributes;
-        let what = format!("`{}` at system scope on {}", op_name(g, e), res.kind);
         match res.kind {
-            MemoryKind::System if !a.pageable_memory_access => Some(format!(
-                "{what} is atomic only if pageableMemoryAccess is 1 (seed 001, Atomicity), and this platform has \
-                 pageableMemoryAccess = 0, so it is a plain access"
-            )),
-            MemoryKind::Managed if !a.concurrent_managed_access => Some(format!(
-                "{what} is atomic only if concurrentManagedAccess is 1 (seed 001, Atomicity), and this platform has \
-                 concurrentManagedAccess = 0, so it is a plain access"
-            )),
+            MemoryKind::System if !a.pageable_memory_access => Some(PlainReason::NoPageableMemoryAccess),
+            MemoryKind::Managed if !a.concurrent_managed_access => Some(PlainReason::NoConcurrentManagedAccess),
             // Loads and stores on mapped memory are atomic whatever the
             // attributes: the shim's atomics are naturally aligned objects of
             // 1, 2, 4 or 8 bytes.
-            MemoryKind::Mapped if access == Access::Rmw && !a.host_native_atomic_supported => Some(format!(
-                "{what} is a read-modify-write, atomic on mapped memory only if hostNativeAtomicSupported is 1 \
-                 (seed 001, Atomicity; loads and stores would be atomic), and this platform has \
-                 hostNativeAtomicSupported = 0, so it is a plain access"
-            )),
+            MemoryKind::Mapped if access_of(g, e) == Access::Rmw && !a.host_native_atomic_supported => {
+                Some(PlainReason::NoHostNativeAtomics)
+            }
             MemoryKind::Device => {
                 if let Some(&h) = ctx.host.first() {
-                    return Some(format!(
-                        "{what} (resident on device {}) is atomic only if only GPU threads access the object \
-                         (seed 001, Atomicity), and host thread {h} accesses it, so it is a plain access",
-                        res.device
-                    ));
+                    return Some(PlainReason::HostAccess(h));
                 }
                 if ctx.devices.len() < 2 {
                     return None;
                 }
                 // Several GPUs access it: each needs native atomics on the
                 // device the object resides on.
-                let missing: Vec<String> = ctx
+                let missing: Vec<u32> = ctx
                     .devices
                     .iter()
-                    .filter(|&&d| !self.platform.peer_native(d, res.device))
-                    .map(|d| format!("{PEER}({d}, {}) = 0", res.device))
+                    .copied()
+                    .filter(|&d| !self.platform.peer_native(d, res.device))
                     .collect();
-                if missing.is_empty() {
-                    return None;
-                }
-                Some(format!(
-                    "{what} (resident on device {}) is accessed concurrently by GPU threads of two devices, which \
-                     is atomic only if {PEER} is 1 between each accessing device and the device the object resides \
-                     on (seed 001, Atomicity), and this platform has {}, so it is a plain access",
-                    res.device,
-                    missing.join(", ")
-                ))
+                (!missing.is_empty()).then_some(PlainReason::NoPeerAtomics(missing))
             }
             _ => None,
         }
@@ -400,6 +442,106 @@ impl ObjectUse {
         host.sort_unstable();
         devices.sort_unstable();
         ObjectUse { host, devices }
+    }
+}
+
+/// Happens-before of a graph with every plain access (of any location with
+/// a memory kind) made plain: a plain access synchronizes with nothing, so a
+/// release/acquire pair of them orders nothing either. Computed once, when
+/// the first pair of accesses needs it.
+struct PlainHb<'a> {
+    table: &'a MemoryTable,
+    g: &'a ExecutionGraph,
+    rules: SyncRules,
+    /// The plain accesses, if the caller has them all already.
+    plain: Option<Vec<EventId>>,
+    /// The relations, and each event's index in them.
+    rel: Option<(Relations, HashMap<EventId, usize>)>,
+}
+
+impl<'a> PlainHb<'a> {
+    fn new(table: &'a MemoryTable, g: &'a ExecutionGraph, rules: SyncRules, plain: Option<Vec<EventId>>) -> Self {
+        PlainHb {
+            table,
+            g,
+            rules,
+            plain,
+            rel: None,
+        }
+    }
+
+    /// Whether `a` happens before `b`, or `b` before `a`.
+    fn ordered(&mut self, a: EventId, b: EventId) -> bool {
+        let (rel, index) = self.rel.get_or_insert_with(|| {
+            let (table, g) = (self.table, self.g);
+            let plain = self.plain.take().unwrap_or_else(|| {
+                g.locs()
+                    .filter_map(|(l, _)| table.get(*l).map(|r| (*l, r)))
+                    .flat_map(|(l, r)| table.plain_accesses(g, l, r).into_iter().map(|p| p.event))
+                    .collect()
+            });
+            let mut g2 = g.clone();
+            for e in plain {
+                match &mut g2.event_mut(e).kind {
+                    EventKind::Read(r) => r.order = Order::NonAtomic,
+                    EventKind::Write(w) => w.order = Order::NonAtomic,
+                    _ => {}
+                }
+            }
+            let rel = Relations::of(&g2, self.rules);
+            let index = rel
+                .ids
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.is_init())
+                .map(|(i, e)| (*e, i))
+                .collect();
+            (rel, index)
+        });
+        match (index.get(&a), index.get(&b)) {
+            (Some(&i), Some(&j)) => rel.hb.has(i, j) || rel.hb.has(j, i),
+            _ => false,
+        }
+    }
+
+    /// The first race on `loc`, whose plain accesses are `here`, pairs taken
+    /// in the order their accesses were added.
+    fn race_on(&mut self, loc: Loc, here: &[PlainAccess]) -> Option<MemoryRace> {
+        let g = self.g;
+        let d = g.loc(loc)?;
+        let mut accesses: Vec<(EventId, bool)> =
+            d.mo.iter()
+                .map(|&w| (w, true))
+                .chain(d.reads.iter().map(|&r| (r, false)))
+                .filter(|&(e, _)| atomic_order(g, e))
+                .collect();
+        accesses.sort_by_key(|&(e, _)| g.event(e).stamp);
+        let dev = |t: ThreadId| g.placement(t).gpu.map(|p| p.device);
+        for (i, &(a, aw)) in accesses.iter().enumerate() {
+            for &(b, bw) in &accesses[i + 1..] {
+                if a.thread == b.thread || !(aw || bw) {
+                    continue;
+                }
+                let Some(why) = here.iter().find(|p| p.event == a || p.event == b) else {
+                    continue;
+                };
+                // GPU memory shared by GPUs without native peer atomics:
+                // "or only GPU threads from a single GPU concurrently access
+                // it" -- two unordered accesses of one device are atomic.
+                if matches!(why.reason, PlainReason::NoPeerAtomics(_)) && dev(a.thread) == dev(b.thread) {
+                    continue;
+                }
+                if self.ordered(a, b) {
+                    continue;
+                }
+                return Some(MemoryRace {
+                    first: a,
+                    second: b,
+                    why: why.clone(),
+                });
+            }
+        }
+        None
     }
 }
 

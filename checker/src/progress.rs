@@ -43,7 +43,7 @@
 //! visible event), so every re-execution of a kept graph schedules alike.
 
 use crate::engine::ThreadStatus;
-use crate::event::{EventId, EventKind, Loc, Op, ThreadId};
+use crate::event::{Event, EventId, EventKind, Loc, Op, ThreadId};
 use crate::graph::ExecutionGraph;
 use smallvec::SmallVec;
 use std::fmt;
@@ -107,6 +107,45 @@ pub struct ProgressState {
     /// The model.
     pub model: Progress,
     kernels: Vec<Kernel>,
+    /// Per thread (by id), how far the search for its first visible event
+    /// got in this execution's graph. Within an execution the graph only
+    /// grows, so each event is looked at once, not at every scheduling step.
+    first_visible: Vec<FirstVisible>,
+}
+
+/// Where a thread's first visible event is (see [`ProgressState::started`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum FirstVisible {
+    /// Not among the thread's first this many events, all invisible.
+    NotIn(u32),
+    /// At this index.
+    At(u32),
+}
+
+impl FirstVisible {
+    /// Brought up to date with `events`, the thread's events now.
+    fn update(self, events: &[Event]) -> FirstVisible {
+        let from = match self {
+            FirstVisible::At(i) if events.get(i as usize).is_some_and(visible) => return self,
+            FirstVisible::NotIn(n) if n as usize <= events.len() => n as usize,
+            // Fewer events than seen before: not the same graph; look again.
+            _ => 0,
+        };
+        match events[from..].iter().position(visible) {
+            Some(i) => FirstVisible::At((from + i) as u32),
+            None => FirstVisible::NotIn(events.len() as u32),
+        }
+    }
+}
+
+/// Whether an event is visible to other threads' waits: an access, a
+/// barrier or a join. What a thread does before its first such event
+/// (allocations, plain cell accesses, spawns) is not.
+fn visible(e: &Event) -> bool {
+    matches!(
+        e.kind,
+        EventKind::Read(_) | EventKind::Write(_) | EventKind::Barrier { .. } | EventKind::Join { .. }
+    )
 }
 
 /// An occupancy-bound hang: the device, its resident blocks and their
@@ -127,6 +166,7 @@ impl ProgressState {
     /// Forgets the kernels (each execution registers its launches again).
     pub fn clear(&mut self) {
         self.kernels.clear();
+        self.first_visible.clear();
     }
 
     /// Records a launch on `device` whose block `b` is the threads `blocks[b]`.
@@ -138,20 +178,31 @@ impl ProgressState {
         &self.kernels[b.kernel].blocks[b.block]
     }
 
+    /// Brings every kernel thread's first visible event up to date with `g`:
+    /// looks only at the events added since the last call, and not even at
+    /// those once a thread has one.
+    fn refresh(&mut self, g: &ExecutionGraph) {
+        for k in &self.kernels {
+            for &t in k.blocks.iter().flatten() {
+                let i = t as usize;
+                if i >= self.first_visible.len() {
+                    self.first_visible.resize(i + 1, FirstVisible::NotIn(0));
+                }
+                self.first_visible[i] = self.first_visible[i].update(g.thread_events(t));
+            }
+        }
+    }
+
     /// Whether a block has started: one of its threads has a visible event
-    /// (an access, a barrier, a join). What a thread does when it is spawned,
+    /// (an access, a barrier, a join), as of the last
+    /// [`ProgressState::refresh`]. What a thread does when it is spawned,
     /// before its first visible step (allocations, plain cell accesses, even
     /// finishing without any visible step), does not count: the runtime
     /// runs it at once, but it is invisible to every other thread's waits.
-    fn started(&self, g: &ExecutionGraph, b: BlockRef) -> bool {
-        self.threads(b).iter().any(|&t| {
-            g.thread_events(t).iter().any(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Read(_) | EventKind::Write(_) | EventKind::Barrier { .. } | EventKind::Join { .. }
-                )
-            })
-        })
+    fn started(&self, b: BlockRef) -> bool {
+        self.threads(b)
+            .iter()
+            .any(|&t| matches!(self.first_visible.get(t as usize), Some(FirstVisible::At(_))))
     }
 
     fn finished(&self, status: &[ThreadStatus], b: BlockRef) -> bool {
@@ -161,7 +212,7 @@ impl ProgressState {
     }
 
     /// Blocks of `device`, as (block, resident, not started).
-    fn blocks_of(&self, g: &ExecutionGraph, status: &[ThreadStatus], device: u32) -> (Vec<BlockRef>, Vec<BlockRef>) {
+    fn blocks_of(&self, status: &[ThreadStatus], device: u32) -> (Vec<BlockRef>, Vec<BlockRef>) {
         let mut resident = Vec::new();
         let mut waiting = Vec::new();
         for (k, kern) in self.kernels.iter().enumerate() {
@@ -173,7 +224,7 @@ impl ProgressState {
                 if self.finished(status, b) {
                     continue;
                 }
-                if self.started(g, b) {
+                if self.started(b) {
                     resident.push(b);
                 } else {
                     waiting.push(b);
@@ -196,7 +247,7 @@ impl ProgressState {
     /// and the threads waiting at a barrier that a held-back thread waits at
     /// too (it has not really arrived). Returns the held-back threads removed.
     pub fn gate(
-        &self,
+        &mut self,
         g: &ExecutionGraph,
         status: &[ThreadStatus],
         enabled: &mut SmallVec<[ThreadId; 16]>,
@@ -204,10 +255,11 @@ impl ProgressState {
         let Progress::OccupancyBound { resident_blocks } = self.model else {
             return Vec::new();
         };
+        self.refresh(g);
         let mut held = Vec::new();
         let mut held_barriers = Vec::new();
         for d in self.devices() {
-            let (_, held_blocks) = self.dispatch(g, status, d, resident_blocks);
+            let (_, held_blocks) = self.dispatch(status, d, resident_blocks);
             for b in held_blocks {
                 for &t in self.threads(b) {
                     if enabled.contains(&t) {
@@ -234,14 +286,8 @@ impl ProgressState {
     /// index), split into the resident ones (started and not finished, plus
     /// the first not started ones that fill the free slots) and the ones
     /// held back until a slot frees.
-    fn dispatch(
-        &self,
-        g: &ExecutionGraph,
-        status: &[ThreadStatus],
-        device: u32,
-        slots: u32,
-    ) -> (Vec<BlockRef>, Vec<BlockRef>) {
-        let (mut resident, waiting) = self.blocks_of(g, status, device);
+    fn dispatch(&self, status: &[ThreadStatus], device: u32, slots: u32) -> (Vec<BlockRef>, Vec<BlockRef>) {
+        let (mut resident, waiting) = self.blocks_of(status, device);
         let free = (slots as usize).saturating_sub(resident.len());
         let held = waiting.iter().skip(free).copied().collect();
         resident.extend(waiting.into_iter().take(free));
@@ -252,7 +298,7 @@ impl ProgressState {
     /// the hang, on the first device with held-back threads (its slots are
     /// all taken by resident blocks).
     pub fn occupancy_hang(
-        &self,
+        &mut self,
         g: &ExecutionGraph,
         status: &[ThreadStatus],
         held: &[ThreadId],
@@ -260,9 +306,10 @@ impl ProgressState {
         let Progress::OccupancyBound { resident_blocks } = self.model else {
             return None;
         };
+        self.refresh(g);
         for d in self.devices() {
             // Blocks are held back only while the resident ones fill every slot.
-            let (resident, waiting) = self.dispatch(g, status, d, resident_blocks);
+            let (resident, waiting) = self.dispatch(status, d, resident_blocks);
             let unscheduled: Vec<BlockRef> = waiting
                 .into_iter()
                 .filter(|&b| self.threads(b).iter().any(|t| held.contains(t)))

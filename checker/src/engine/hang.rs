@@ -14,7 +14,7 @@ impl Engine {
     /// reports a thread that spin-waits for a write other threads need never
     /// make. `None` under the fair model.
     pub(super) fn progress_hang(
-        &self,
+        &mut self,
         status: &[ThreadStatus],
         enabled: &mut SmallVec<[ThreadId; 16]>,
     ) -> Option<Box<Failure>> {

@@ -4,11 +4,14 @@
 use super::{Engine, Stop};
 use crate::event::{Event, EventId};
 use crate::failure::FailureKind;
+use crate::memory::MemoryRace;
 
 impl Engine {
-    /// A data race between atomics `a` and `b`, one of which is plain
-    /// because of its memory kind (`why` says which attribute is missing).
-    pub(super) fn memory_race(&self, a: EventId, b: EventId, why: String) -> Stop {
+    /// A data race between two atomics, one of which is plain because of
+    /// its memory kind (`race.why` says which attribute is missing).
+    pub(super) fn memory_race(&self, race: MemoryRace) -> Stop {
+        let (a, b) = (race.first, race.second);
+        let why = race.why.to_string();
         let g = &self.graph;
         let (ea, eb) = (g.event(a), g.event(b));
         let loc = ea.loc().expect("an access");

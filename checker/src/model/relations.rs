@@ -150,8 +150,9 @@ pub struct Relations {
     /// fence global memory; `space.rs`, rule 3).
     pub hb: Rel,
     /// Happens-before for accesses to local memory (barrier edges only from
-    /// barriers that fence local memory).
-    pub hb_local: Rel,
+    /// barriers that fence local memory). `None` when every barrier fences
+    /// both spaces: it is then `hb` (see [`Relations::hb_of`]).
+    pub hb_local: Option<Rel>,
 }
 
 fn order_of(e: &Event) -> Option<Order> {
@@ -313,12 +314,11 @@ impl Relations {
             hb1.closure()
         };
         let (hb, hb_local) = if partial_barrier {
-            (hb_in(&bar_global), hb_in(&bar_local))
+            (hb_in(&bar_global), Some(hb_in(&bar_local)))
         } else {
             let mut hb1 = po.clone();
             hb1.union_with(&sw);
-            let hb = hb1.closure();
-            (hb.clone(), hb)
+            (hb1.closure(), None)
         };
         let sw_kept = sw;
         Relations {
@@ -348,6 +348,14 @@ impl Relations {
             None
         } else {
             Some(g.event(self.ids[i]))
+        }
+    }
+
+    /// Happens-before for accesses to memory of `space`.
+    pub fn hb_of(&self, space: Space) -> &Rel {
+        match (space, &self.hb_local) {
+            (Space::Local, Some(hb)) => hb,
+            _ => &self.hb,
         }
     }
 
@@ -411,12 +419,18 @@ impl Relations {
         psc.filter(|a, b| sc(a) && sc(b) && (!self.scoped || g.inclusive(self.ids[a], self.ids[b])))
     }
 
-    /// The `porf` model's axioms: RMW atomicity and acyclic(po ∪ rf).
-    pub fn check_porf(&self) -> Result<(), Axiom> {
+    /// Atomicity: no write between an RMW's source and its write in mo
+    /// (rmw ∩ (fr ; mo) = ∅).
+    fn atomicity(&self) -> Result<(), Axiom> {
         let fr_mo = self.fr.compose(&self.mo);
         if self.rmw.filter(|a, b| fr_mo.has(a, b)).bits.iter().any(|&w| w != 0) {
             return Err(Axiom::Atomicity);
         }
+        Ok(())
+    }
+
+    /// No thin air: acyclic(po ∪ rf).
+    fn no_thin_air(&self) -> Result<(), Axiom> {
         let mut porf = self.po.clone();
         porf.union_with(&self.rf);
         if porf.has_cycle() {
@@ -425,13 +439,15 @@ impl Relations {
         Ok(())
     }
 
+    /// The `porf` model's axioms: RMW atomicity and acyclic(po ∪ rf).
+    pub fn check_porf(&self) -> Result<(), Axiom> {
+        self.atomicity()?;
+        self.no_thin_air()
+    }
+
     /// Checks every axiom of `model`; returns the first violated one.
     pub fn check(&self, g: &ExecutionGraph, sc_model: bool) -> Result<(), Axiom> {
-        // Atomicity: no write between an RMW's source and its write in mo.
-        let fr_mo = self.fr.compose(&self.mo);
-        if self.rmw.filter(|a, b| fr_mo.has(a, b)).bits.iter().any(|&w| w != 0) {
-            return Err(Axiom::Atomicity);
-        }
+        self.atomicity()?;
         let eco = self.eco();
         if sc_model {
             let mut all = self.po.clone();
@@ -442,19 +458,21 @@ impl Relations {
             return Ok(());
         }
         // irreflexive(hb ; eco?), with the hb of each location's space
-        // (eco relates accesses of one location only).
-        let local = |i: usize| self.loc_of(g, i).is_some_and(|l| g.space_of(l) == Space::Local);
-        let hb_eco = self.hb.compose(&eco.filter(|a, _| !local(a)));
-        let hb_eco_local = self.hb_local.compose(&eco.filter(|a, _| local(a)));
-        if self.hb.is_reflexive_somewhere() || hb_eco.is_reflexive_somewhere() || hb_eco_local.is_reflexive_somewhere()
-        {
+        // (eco relates accesses of one location only); one hb for both
+        // spaces when no barrier fences only one.
+        let incoherent = self.hb.is_reflexive_somewhere()
+            || match &self.hb_local {
+                None => self.hb.compose(&eco).is_reflexive_somewhere(),
+                Some(hb_local) => {
+                    let local = |i: usize| self.loc_of(g, i).is_some_and(|l| g.space_of(l) == Space::Local);
+                    self.hb.compose(&eco.filter(|a, _| !local(a))).is_reflexive_somewhere()
+                        || hb_local.compose(&eco.filter(|a, _| local(a))).is_reflexive_somewhere()
+                }
+            };
+        if incoherent {
             return Err(Axiom::Coherence);
         }
-        let mut porf = self.po.clone();
-        porf.union_with(&self.rf);
-        if porf.has_cycle() {
-            return Err(Axiom::NoThinAir);
-        }
+        self.no_thin_air()?;
         if self.psc(g).has_cycle() {
             return Err(Axiom::Psc);
         }
