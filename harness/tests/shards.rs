@@ -116,3 +116,53 @@ fn parallel_exploration_gives_the_counts_of_one_run() {
     }
     assert_eq!((one.executions() + one.failed(), one.failed()), (1680, 560));
 }
+
+/// Parallel exploration's outcome multiset: every execution is run by
+/// exactly one thread, so the outcomes tallied across threads are the
+/// whole run's, outcome by outcome (3 × 3 `fetch_add`s: 1680).
+#[test]
+fn parallel_exploration_runs_every_execution_once() {
+    let outcomes = |threads: usize| {
+        let seen = std::sync::Mutex::new(BTreeMap::new());
+        let report = Builder::new().explore_parallel(threads, || {
+            let x = Arc::new(AtomicUsize::new(0));
+            let hs: Vec<_> = (0..3)
+                .map(|_| {
+                    let x = x.clone();
+                    thread::spawn(move || (0..3).map(|_| x.fetch_add(1, Relaxed)).collect::<Vec<_>>())
+                })
+                .collect();
+            let reads: Vec<usize> = hs.into_iter().flat_map(|h| h.join().unwrap()).collect();
+            *seen.lock().unwrap().entry(reads).or_insert(0u64) += 1;
+        });
+        assert!(report.is_complete(), "{report}");
+        assert_eq!(report.executions(), 1680, "{threads} threads");
+        seen.into_inner().unwrap()
+    };
+    let one = fetch_adds(Strategy::Exhaustive, 3, 3).1;
+    assert_eq!(one.values().sum::<u64>(), 1680);
+    for threads in [1, 2, 3] {
+        assert_eq!(outcomes(threads), one, "{threads} threads");
+    }
+}
+
+/// The limits bound the whole parallel run, not each thread: exactly
+/// `max_executions` executions in all, and the first failure stops every
+/// thread (one failure reported, as in one run).
+#[test]
+fn parallel_limits_bound_the_whole_run() {
+    for threads in [2, 3] {
+        let mut b = Builder::new();
+        b.max_failures = usize::MAX;
+        b.max_executions = Some(100);
+        let r = b.explore_parallel(threads, three_by_three_failing);
+        assert_eq!(r.executions() + r.failed() + r.blocked(), 100, "{threads} threads: {r}");
+        assert!(!r.is_complete());
+        assert_eq!(r.incomplete_reason(), Some("stopped after max_executions = 100"));
+
+        let r = Builder::new().explore_parallel(threads, three_by_three_failing);
+        assert_eq!(r.failures().len(), 1, "{threads} threads: {r}");
+        assert!(!r.is_complete());
+        assert_eq!(r.incomplete_reason(), Some("stopped at the first failure"));
+    }
+}

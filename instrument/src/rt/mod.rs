@@ -196,31 +196,29 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     let mut each = config.clone();
     each.max_executions = None;
     each.max_duration = None;
+    // One explorer per OS thread; the calling thread is one of them.
+    let explore = |pool: &Arc<WorkPool>| {
+        let mut mine: Vec<RunResult> = Vec::new();
+        while let Some(subtree) = pool.take() {
+            let strategy = Box::new(Trust::worker(pool.clone(), subtree));
+            let r = run_strategy(&each, strategy, f, &mut |_, _| {});
+            if r.failures.len() >= each.max_failures {
+                pool.stop(PoolStop::Failures);
+            }
+            mine.push(r);
+        }
+        mine
+    };
     let results: Vec<RunResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                let (pool, each) = (&pool, &each);
-                scope.spawn(move || {
-                    let mut mine: Vec<RunResult> = Vec::new();
-                    while let Some(subtree) = pool.take() {
-                        let strategy = Box::new(Trust::worker(pool.clone(), subtree));
-                        let r = run_strategy(each, strategy, f, &mut |_, _| {});
-                        if r.failures.len() >= each.max_failures {
-                            pool.stop(PoolStop::Failures);
-                        }
-                        mine.push(r);
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(r) => r,
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(|| explore(&pool))).collect();
+        let mut all = explore(&pool);
+        for h in handles {
+            match h.join() {
+                Ok(r) => all.extend(r),
                 Err(p) => std::panic::resume_unwind(p),
-            })
-            .collect()
+            }
+        }
+        all
     });
     let mut it = results.into_iter();
     let mut total = it.next().expect("the first subtree was explored");
