@@ -84,9 +84,8 @@ fn a_shard_that_does_not_exist_is_a_clear_error() {
     assert!(text.contains("shard 2/2 does not exist"), "{text}");
 }
 
-/// Three threads × three relaxed fetch_adds; fails when thread 1's first
-/// increment is the very first one (a ninth of the 1680 executions: 560).
-fn three_by_three_failing() {
+/// Three threads × three relaxed fetch_adds: what each thread read.
+fn three_by_three() -> Vec<Vec<usize>> {
     let x = Arc::new(AtomicUsize::new(0));
     let hs: Vec<_> = (0..3)
         .map(|_| {
@@ -94,7 +93,13 @@ fn three_by_three_failing() {
             thread::spawn(move || (0..3).map(|_| x.fetch_add(1, Relaxed)).collect::<Vec<_>>())
         })
         .collect();
-    let reads: Vec<Vec<usize>> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+    hs.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+/// [`three_by_three`], failing when thread 1's first increment is the very
+/// first one (a ninth of the 1680 executions: 560).
+fn three_by_three_failing() {
+    let reads = three_by_three();
     assert_ne!(reads[0][0], 0, "thread 1 incremented first");
 }
 
@@ -125,14 +130,7 @@ fn parallel_exploration_runs_every_execution_once() {
     let outcomes = |threads: usize| {
         let seen = std::sync::Mutex::new(BTreeMap::new());
         let report = Builder::new().explore_parallel(threads, || {
-            let x = Arc::new(AtomicUsize::new(0));
-            let hs: Vec<_> = (0..3)
-                .map(|_| {
-                    let x = x.clone();
-                    thread::spawn(move || (0..3).map(|_| x.fetch_add(1, Relaxed)).collect::<Vec<_>>())
-                })
-                .collect();
-            let reads: Vec<usize> = hs.into_iter().flat_map(|h| h.join().unwrap()).collect();
+            let reads: Vec<usize> = three_by_three().into_iter().flatten().collect();
             *seen.lock().unwrap().entry(reads).or_insert(0u64) += 1;
         });
         assert!(report.is_complete(), "{report}");
