@@ -7,6 +7,7 @@
 //! which derives every relation from scratch.
 
 pub mod opencl;
+pub mod psc;
 pub mod relations;
 pub mod sc;
 
@@ -219,6 +220,14 @@ impl MemoryModel {
             MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
                 if g.sc_events() < 2 {
                     return Ok(());
+                }
+                if let Some(ok) = psc::acyclic(g, self.sync_rules().scoped) {
+                    debug_assert_eq!(
+                        ok,
+                        !Relations::of(g, self.sync_rules()).psc(g).has_cycle(),
+                        "checker invariant: psc over the seq_cst accesses agrees with the relation algebra"
+                    );
+                    return if ok { Ok(()) } else { Err(Axiom::Psc) };
                 }
                 if sc::po_eco_acyclic(g) {
                     // psc ⊆ (po ∪ eco)+: no psc cycle either.
