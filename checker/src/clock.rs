@@ -16,29 +16,42 @@
 
 use crate::event::{EventId, ThreadId};
 use crate::space::Space;
-use smallvec::SmallVec;
 
-/// Inline room for 16 threads: views are cloned for every event added, and
-/// a heap allocation per clone cost more than the copy of a larger inline
-/// array (a 13-thread program spent a fifth of its time in malloc/free with
-/// room for 8).
-type Lens = SmallVec<[u32; 16]>;
+/// Threads a clock holds inline. Views are copied for every event added;
+/// an inline array is copied as a few vector moves, where a small vector
+/// (the earlier representation) went through a length check and a call to
+/// `memcpy` (about 100 instructions a copy), and a heap copy through malloc.
+/// Joins and emptiness tests look only at the threads in use (`n`), so a
+/// three-thread program pays for three, not sixteen.
+const INLINE: usize = 16;
 
 /// A downward-closed set of events: per thread, the length of the prefix
 /// included; one such set per memory space.
-#[derive(Default, PartialEq, Eq, Hash)]
-pub struct Clock(Lens, Option<Box<Lens>>);
+#[derive(Clone)]
+pub struct Clock(Repr);
 
-impl Clone for Clock {
-    /// A copy of the lengths as one block (the derived clone extends element
-    /// by element).
-    #[inline]
-    fn clone(&self) -> Clock {
-        Clock(SmallVec::from_slice(&self.0), self.1.clone())
-    }
+#[derive(Clone)]
+enum Repr {
+    /// Threads `0..INLINE`, every space alike (the common case): entries
+    /// from `n` on are zero.
+    Small { n: u32, a: [u32; INLINE] },
+    /// A thread from `INLINE` on, or spaces that differ.
+    Big(Box<Big>),
 }
 
-fn lens_join(a: &mut Lens, b: &[u32]) {
+/// The general form: the global component, and the local one when a
+/// barrier fencing a single space made the two differ.
+#[derive(Clone)]
+struct Big {
+    global: Vec<u32>,
+    local: Option<Vec<u32>>,
+}
+
+fn at(v: &[u32], i: usize) -> u32 {
+    v.get(i).copied().unwrap_or(0)
+}
+
+fn lens_join(a: &mut Vec<u32>, b: &[u32]) {
     if a.len() < b.len() {
         a.resize(b.len(), 0);
     }
@@ -49,7 +62,7 @@ fn lens_join(a: &mut Lens, b: &[u32]) {
     }
 }
 
-fn lens_include(a: &mut Lens, e: EventId) {
+fn lens_include(a: &mut Vec<u32>, e: EventId) {
     let t = e.thread as usize;
     if a.len() <= t {
         a.resize(t + 1, 0);
@@ -59,10 +72,76 @@ fn lens_include(a: &mut Lens, e: EventId) {
     }
 }
 
+/// `v` without its trailing zeros.
+fn trimmed(v: &[u32]) -> &[u32] {
+    let n = v.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
+    &v[..n]
+}
+
+impl Big {
+    fn local(&self) -> &[u32] {
+        self.local.as_deref().unwrap_or(&self.global)
+    }
+    /// Drops the local component when it equals the global one.
+    fn normalize(&mut self) {
+        if let Some(l) = &self.local {
+            if trimmed(l) == trimmed(&self.global) {
+                self.local = None;
+            }
+        }
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock::new()
+    }
+}
+
+impl PartialEq for Clock {
+    fn eq(&self, other: &Clock) -> bool {
+        trimmed(self.global()) == trimmed(other.global()) && trimmed(self.local()) == trimmed(other.local())
+    }
+}
+
+impl Eq for Clock {}
+
+impl std::hash::Hash for Clock {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        trimmed(self.global()).hash(h);
+        trimmed(self.local()).hash(h);
+    }
+}
+
 impl Clock {
     /// The empty view.
-    pub fn new() -> Clock {
-        Clock(SmallVec::new(), None)
+    pub const fn new() -> Clock {
+        Clock(Repr::Small { n: 0, a: [0; INLINE] })
+    }
+    fn global(&self) -> &[u32] {
+        match &self.0 {
+            Repr::Small { n, a } => &a[..*n as usize],
+            Repr::Big(b) => &b.global,
+        }
+    }
+    fn local(&self) -> &[u32] {
+        match &self.0 {
+            Repr::Small { n, a } => &a[..*n as usize],
+            Repr::Big(b) => b.local(),
+        }
+    }
+    /// The general form of this clock (made on first need).
+    fn big(&mut self) -> &mut Big {
+        if let Repr::Small { n, a } = &self.0 {
+            self.0 = Repr::Big(Box::new(Big {
+                global: a[..*n as usize].to_vec(),
+                local: None,
+            }));
+        }
+        match &mut self.0 {
+            Repr::Big(b) => b,
+            Repr::Small { .. } => unreachable!("just made general"),
+        }
     }
     /// Whether the view contains event `e` (initial writes are in every
     /// view), as far as global memory is concerned.
@@ -79,12 +158,15 @@ impl Clock {
     /// How many events of thread `t` the view contains (global component).
     #[inline]
     pub fn get(&self, t: ThreadId) -> u32 {
-        self.0.get(t as usize).copied().unwrap_or(0)
+        match &self.0 {
+            Repr::Small { a, .. } => a.get(t as usize).copied().unwrap_or(0),
+            Repr::Big(b) => at(&b.global, t as usize),
+        }
     }
     fn lens(&self, space: Space) -> &[u32] {
-        match (space, &self.1) {
-            (Space::Local, Some(l)) => l,
-            _ => &self.0,
+        match space {
+            Space::Global => self.global(),
+            Space::Local => self.local(),
         }
     }
     /// Adds event `e` and its program-order predecessors, in every space.
@@ -93,64 +175,89 @@ impl Clock {
         if e.is_init() {
             return;
         }
-        lens_include(&mut self.0, e);
-        if let Some(l) = &mut self.1 {
+        let t = e.thread as usize;
+        if let Repr::Small { n, a } = &mut self.0 {
+            if t < INLINE {
+                a[t] = a[t].max(e.index + 1);
+                *n = (*n).max(t as u32 + 1);
+                return;
+            }
+        }
+        let b = self.big();
+        lens_include(&mut b.global, e);
+        if let Some(l) = &mut b.local {
             lens_include(l, e);
         }
     }
     /// Joins `other` into `self`, every space.
     #[inline]
     pub fn join(&mut self, other: &Clock) {
-        if self.1.is_some() || other.1.is_some() {
-            let mut l = self.1.take().unwrap_or_else(|| Box::new(self.0.clone()));
-            lens_join(&mut l, other.lens(Space::Local));
-            lens_join(&mut self.0, &other.0);
-            self.1 = Some(l);
-            self.normalize();
-        } else {
-            lens_join(&mut self.0, &other.0);
+        if let (Repr::Small { n, a }, Repr::Small { n: m, a: b }) = (&mut self.0, &other.0) {
+            let m = *m as usize;
+            for (x, y) in a[..m].iter_mut().zip(&b[..m]) {
+                *x = (*x).max(*y);
+            }
+            *n = (*n).max(m as u32);
+            return;
         }
+        self.join_slow(other);
+    }
+    fn join_slow(&mut self, other: &Clock) {
+        let split = matches!(&other.0, Repr::Big(o) if o.local.is_some());
+        let b = self.big();
+        if split || b.local.is_some() {
+            let mut l = b.local.take().unwrap_or_else(|| b.global.clone());
+            lens_join(&mut l, other.local());
+            b.local = Some(l);
+        }
+        lens_join(&mut b.global, other.global());
+        b.normalize();
     }
     /// Joins only `other`'s `space` component into `self`'s (a barrier that
     /// fences only that space: rule 3 of `space.rs`).
     pub fn join_space(&mut self, other: &Clock, space: Space) {
-        let mut l = self.1.take().unwrap_or_else(|| Box::new(self.0.clone()));
+        let b = self.big();
+        let mut l = b.local.take().unwrap_or_else(|| b.global.clone());
         match space {
-            Space::Global => lens_join(&mut self.0, &other.0),
-            Space::Local => lens_join(&mut l, other.lens(Space::Local)),
+            Space::Global => lens_join(&mut b.global, other.global()),
+            Space::Local => lens_join(&mut l, other.local()),
         }
-        self.1 = Some(l);
-        self.normalize();
-    }
-    /// Drops the local component when it equals the global one.
-    fn normalize(&mut self) {
-        if let Some(l) = &self.1 {
-            let n = l.len().max(self.0.len());
-            let at = |v: &[u32], i: usize| v.get(i).copied().unwrap_or(0);
-            if (0..n).all(|i| at(l, i) == at(&self.0, i)) {
-                self.1 = None;
-            }
-        }
+        b.local = Some(l);
+        b.normalize();
     }
     /// Whether the view is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&n| n == 0) && self.1.as_ref().is_none_or(|l| l.iter().all(|&n| n == 0))
+        match &self.0 {
+            Repr::Small { n, a } => a[..*n as usize].iter().all(|&x| x == 0),
+            Repr::Big(b) => b.global.iter().all(|&n| n == 0) && b.local().iter().all(|&n| n == 0),
+        }
     }
     /// Limits the view to the first `len[t]` events of each thread.
     pub fn clamp(&mut self, len: impl Fn(ThreadId) -> u32) {
-        for (t, n) in self.0.iter_mut().enumerate() {
-            *n = (*n).min(len(t as ThreadId));
-        }
-        if let Some(l) = &mut self.1 {
-            for (t, n) in l.iter_mut().enumerate() {
-                *n = (*n).min(len(t as ThreadId));
+        match &mut self.0 {
+            Repr::Small { n, a } => {
+                for (t, x) in a[..*n as usize].iter_mut().enumerate() {
+                    *x = (*x).min(len(t as ThreadId));
+                }
+            }
+            Repr::Big(b) => {
+                for (t, n) in b.global.iter_mut().enumerate() {
+                    *n = (*n).min(len(t as ThreadId));
+                }
+                if let Some(l) = &mut b.local {
+                    for (t, n) in l.iter_mut().enumerate() {
+                        *n = (*n).min(len(t as ThreadId));
+                    }
+                }
+                b.normalize();
             }
         }
-        self.normalize();
     }
-    /// Per-thread prefix lengths (global component).
+    /// Per-thread prefix lengths (global component), up to the last thread
+    /// with an event in the view.
     pub fn as_slice(&self) -> &[u32] {
-        &self.0
+        trimmed(self.global())
     }
 }
 
@@ -202,9 +309,11 @@ impl std::fmt::Debug for SharedClock {
 
 impl std::fmt::Debug for Clock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.1 {
-            None => write!(f, "{:?}", self.0.as_slice()),
-            Some(l) => write!(f, "{:?} (local {:?})", self.0.as_slice(), l.as_slice()),
+        match &self.0 {
+            Repr::Big(b) if b.local.is_some() => {
+                write!(f, "{:?} (local {:?})", trimmed(&b.global), trimmed(b.local()))
+            }
+            _ => write!(f, "{:?}", self.as_slice()),
         }
     }
 }
