@@ -9,34 +9,11 @@
 use crate::clock::{Clock, SharedClock};
 use crate::event::*;
 use crate::scope::{mutually_inclusive, Actor};
-use std::collections::BTreeMap;
 
-/// Per-location bookkeeping.
-#[derive(Clone, Debug)]
-pub struct LocData {
-    /// The initial value.
-    pub init: Value,
-    /// What the location is.
-    pub kind: LocKind,
-    /// The allocation event.
-    pub alloc: EventId,
-    /// Writes in modification order (the initial write is implicitly first).
-    pub mo: Vec<EventId>,
-    /// Reads of this location (any order).
-    pub reads: Vec<EventId>,
-    /// Cell accesses (for tracked cells).
-    pub cells: Vec<EventId>,
-    /// Whether some access to this location is plain (non-atomic): only then
-    /// do atomic accesses need a data-race check.
-    pub has_plain: bool,
-    /// The memory space the location is in: its accesses are judged with
-    /// that space's happens-before (`space.rs`, rule 4).
-    pub space: Space,
-    /// (write, RMW read) for every RMW whose write part is in the graph:
-    /// the write each complete RMW consumed. Asked for every candidate of
-    /// every new RMW, so it is kept rather than found by scanning the reads.
-    consumed: Vec<(EventId, EventId)>,
-}
+mod locs;
+
+pub use locs::LocData;
+use locs::LocTable;
 
 /// Which synchronization rules a model uses when views are computed.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -64,7 +41,7 @@ pub struct ThreadEvents {
 #[derive(Clone, Debug, Default)]
 pub struct ExecutionGraph {
     threads: Vec<Option<ThreadEvents>>,
-    locs: BTreeMap<Loc, LocData>,
+    locs: LocTable,
     next_stamp: u32,
     /// Number of seq_cst events (psc needs checking only from two on).
     sc_events: usize,
@@ -202,12 +179,12 @@ impl ExecutionGraph {
 
     /// Location data.
     pub fn loc(&self, loc: Loc) -> Option<&LocData> {
-        self.locs.get(&loc)
+        self.locs.get(loc)
     }
 
     /// The memory space of `loc` (`Global` for a location not in the graph).
     pub fn space_of(&self, loc: Loc) -> Space {
-        self.locs.get(&loc).map_or(Space::Global, |d| d.space)
+        self.locs.get(loc).map_or(Space::Global, |d| d.space)
     }
 
     /// All locations.
@@ -386,8 +363,7 @@ impl ExecutionGraph {
                         let rd = self.event(EventId::new(t, me.index - 1));
                         let rf = rd.as_read().expect("rmw write follows its read").rf;
                         if !rf.is_init() {
-                            let src = self.event(rf).msg.clone();
-                            v.msg.join(&src);
+                            v.msg.join(&self.event(rf).msg);
                         }
                     }
                 }
@@ -400,8 +376,7 @@ impl ExecutionGraph {
                 // to the race rules.
                 if rules.same_thread_rs && !release && w.order.is_atomic() {
                     if let Some(h) = self.last_release_write(t, me.index, w.loc) {
-                        let head = self.event(h).hb.clone();
-                        v.msg.join(&head);
+                        v.msg.join(&self.event(h).hb);
                     }
                 }
             }
@@ -597,24 +572,10 @@ impl ExecutionGraph {
                 kind: kind_of,
                 space,
             } => {
-                let (kind_of, space) = (*kind_of, *space);
-                self.locs.insert(
-                    *loc,
-                    LocData {
-                        init: *init,
-                        kind: kind_of,
-                        alloc: id,
-                        mo: Vec::new(),
-                        reads: Vec::new(),
-                        cells: Vec::new(),
-                        has_plain: false,
-                        space,
-                        consumed: Vec::new(),
-                    },
-                );
+                self.locs.insert(*loc, *init, *kind_of, id, *space);
             }
             EventKind::Read(r) => {
-                let d = self.locs.get_mut(&r.loc).expect("loc");
+                let d = self.locs.get_mut(r.loc).expect("loc");
                 d.reads.push(id);
                 d.has_plain |= r.order == Order::NonAtomic;
             }
@@ -629,11 +590,11 @@ impl ExecutionGraph {
                 } else {
                     None
                 };
-                let d = self.locs.get_mut(&w.loc).expect("loc");
+                let d = self.locs.get_mut(w.loc).expect("loc");
                 d.has_plain |= w.order == Order::NonAtomic;
                 d.consumed.extend(rmw_source);
             }
-            EventKind::Cell { loc, .. } => self.locs.get_mut(loc).expect("loc").cells.push(id),
+            EventKind::Cell { loc, .. } => self.locs.get_mut(*loc).expect("loc").cells.push(id),
             _ => {}
         }
         if kind_is_sc(&kind) {
@@ -678,19 +639,19 @@ impl ExecutionGraph {
         }
         match &e.kind {
             EventKind::Read(r) => {
-                let d = self.locs.get_mut(&r.loc).expect("loc");
+                let d = self.locs.get_mut(r.loc).expect("loc");
                 d.reads.retain(|&x| x != id);
             }
             EventKind::Write(w) => {
-                let d = self.locs.get_mut(&w.loc).expect("loc");
+                let d = self.locs.get_mut(w.loc).expect("loc");
                 d.mo.retain(|&x| x != id);
                 d.consumed.retain(|(_, r)| r.next() != id);
             }
             EventKind::Cell { loc, .. } => {
-                self.locs.get_mut(loc).expect("loc").cells.retain(|&x| x != id);
+                self.locs.get_mut(*loc).expect("loc").cells.retain(|&x| x != id);
             }
             EventKind::Alloc { loc, .. } => {
-                self.locs.remove(loc);
+                self.locs.remove(*loc);
             }
             _ => {}
         }
@@ -708,13 +669,13 @@ impl ExecutionGraph {
 
     /// Places write `w` at mo position `pos` (1 = right after the initial write).
     pub fn insert_mo(&mut self, loc: Loc, w: EventId, pos: usize) {
-        let mo = &mut self.locs.get_mut(&loc).expect("loc").mo;
+        let mo = &mut self.locs.get_mut(loc).expect("loc").mo;
         mo.insert(pos - 1, w);
     }
 
     /// Moves write `w` to mo position `pos` (positions counted without `w`).
     pub fn move_mo(&mut self, loc: Loc, w: EventId, pos: usize) {
-        let mo = &mut self.locs.get_mut(&loc).expect("loc").mo;
+        let mo = &mut self.locs.get_mut(loc).expect("loc").mo;
         let i = mo.iter().position(|&x| x == w).expect("write in mo");
         mo.remove(i);
         mo.insert(pos - 1, w);
@@ -794,9 +755,11 @@ impl ExecutionGraph {
             _ => false,
         };
         if allocs_removed {
-            self.locs.retain(|_, d| live(&d.alloc));
+            self.locs.retain(|d| live(&d.alloc));
         }
-        drop_dead(&mut self.locs, live);
+        for d in self.locs.values_mut() {
+            d.drop_dead(live);
+        }
         if plain_removed {
             self.recount_plain();
         }
@@ -827,31 +790,17 @@ impl ExecutionGraph {
             .collect();
         let mut g = ExecutionGraph {
             threads,
-            locs: BTreeMap::new(),
+            locs: LocTable::default(),
             next_stamp: 0,
             sc_events: 0,
             placements: self.placements.clone(),
             spare: Spare::default(),
         };
         let live = |e: &EventId| view.contains(*e);
-        for (loc, d) in &self.locs {
-            if !live(&d.alloc) {
-                continue;
+        for (_, d) in self.locs.iter() {
+            if live(&d.alloc) {
+                g.locs.put(d.copy_live(live));
             }
-            g.locs.insert(
-                *loc,
-                LocData {
-                    init: d.init,
-                    kind: d.kind,
-                    alloc: d.alloc,
-                    mo: d.mo.iter().copied().filter(live).collect(),
-                    reads: d.reads.iter().copied().filter(live).collect(),
-                    cells: d.cells.iter().copied().filter(live).collect(),
-                    has_plain: false,
-                    space: d.space,
-                    consumed: d.consumed.iter().copied().filter(|(_, r)| live(&r.next())).collect(),
-                },
-            );
         }
         g.reindex();
         g
@@ -879,8 +828,10 @@ impl ExecutionGraph {
             .map(|t| self.thread_len(t as ThreadId))
             .collect();
         let live = |e: &EventId| e.index < lens.get(e.thread as usize).copied().unwrap_or(0);
-        self.locs.retain(|_, d| live(&d.alloc));
-        drop_dead(&mut self.locs, live);
+        self.locs.retain(|d| live(&d.alloc));
+        for d in self.locs.values_mut() {
+            d.drop_dead(live);
+        }
         self.sc_events = self.events().filter(|(_, e)| e.is_sc()).count();
         self.recount_plain();
         let max = self.events().map(|(_, e)| e.stamp).max();
@@ -901,21 +852,10 @@ impl ExecutionGraph {
             d.has_plain = false;
         }
         for l in plain {
-            if let Some(d) = self.locs.get_mut(&l) {
+            if let Some(d) = self.locs.get_mut(l) {
                 d.has_plain = true;
             }
         }
-    }
-}
-
-/// Removes the events that are no longer `live` from every location's
-/// lists (after a restriction).
-fn drop_dead(locs: &mut BTreeMap<Loc, LocData>, live: impl Fn(&EventId) -> bool) {
-    for d in locs.values_mut() {
-        d.mo.retain(|e| live(e));
-        d.reads.retain(|e| live(e));
-        d.cells.retain(|e| live(e));
-        d.consumed.retain(|(_, r)| live(&r.next()));
     }
 }
 
