@@ -96,32 +96,30 @@ impl MemoryModel {
     pub fn coherence_floor(g: &ExecutionGraph, loc: Loc, hb: &crate::clock::Clock, skip: Option<EventId>) -> usize {
         let d = g.loc(loc).expect("accessed location exists");
         let space = d.space;
-        let mut floor = 0;
-        for (i, w) in d.mo.iter().enumerate().rev() {
-            if hb.contains_in(space, *w) {
-                floor = i + 1;
-                break;
-            }
+        match d.mo.last() {
+            None => return 0,
+            // The mo-last write is in hb: nothing is later.
+            Some(&w) if hb.contains_in(space, w) => return d.mo.len(),
+            Some(_) => {}
         }
-        if floor == d.mo.len() {
-            // The mo-last write is hb-before: nothing is later.
-            return floor;
-        }
+        // The writes read by reads in hb that are not in hb themselves (those
+        // in hb are found by the scan below anyway).
+        let mut read: SmallVec<[EventId; 8]> = SmallVec::new();
         for &r in &d.reads {
             if Some(r) == skip || !hb.contains_in(space, r) {
                 continue;
             }
             let rf = g.event(r).as_read().expect("read").rf;
-            if hb.contains_in(space, rf) {
-                // An hb-before write sits at or below the floor already.
-                continue;
-            }
-            let p = g.mo_position(loc, rf);
-            if p > floor {
-                floor = p;
+            if !rf.is_init() && !hb.contains_in(space, rf) {
+                read.push(rf);
             }
         }
-        floor
+        // The floor is just after the mo-latest write that is in hb or read
+        // in hb; scanning mo from its end finds it without asking any
+        // write's position.
+        d.mo.iter()
+            .rposition(|w| hb.contains_in(space, *w) || read.contains(w))
+            .map_or(0, |i| i + 1)
     }
 
     /// The writes the read that thread `t` is about to add at `loc` may read
@@ -129,7 +127,7 @@ impl MemoryModel {
     /// and for seq_cst the caller still filters them with [`Self::check_graph`].
     pub fn rf_candidates(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Candidates {
         let hb = Self::base_hb(g, t);
-        Self::candidates_from(g, loc, Self::coherence_floor(g, loc, &hb, None))
+        Self::candidates_from(g, loc, Self::coherence_floor(g, loc, hb, None))
     }
 
     /// The writes a read of thread `t` at `loc` may read under this model:
@@ -144,8 +142,13 @@ impl MemoryModel {
 
     /// The writes of `loc` from mo position `floor` on.
     fn candidates_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Candidates {
-        let n = g.loc(loc).expect("loc").mo.len();
-        (floor..=n).map(|p| g.mo_at(loc, p)).collect()
+        let mo = &g.loc(loc).expect("loc").mo;
+        let mut c = Candidates::new();
+        if floor == 0 {
+            c.push(EventId::INIT);
+        }
+        c.extend_from_slice(&mo[floor.saturating_sub(1)..]);
+        c
     }
 
     /// The mo positions (as for [`ExecutionGraph::insert_mo`]) where a plain
@@ -153,7 +156,7 @@ impl MemoryModel {
     /// never between an RMW's write and the write it read.
     pub fn mo_placements(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Places {
         let hb = Self::base_hb(g, t);
-        Self::placements_from(g, loc, Self::coherence_floor(g, loc, &hb, None))
+        Self::placements_from(g, loc, Self::coherence_floor(g, loc, hb, None))
     }
 
     /// The mo positions a plain write of thread `t` at `loc` may take under
@@ -188,12 +191,11 @@ impl MemoryModel {
     }
 
     /// The hb view of the po-predecessor of thread `t`'s next event.
-    pub fn base_hb(g: &ExecutionGraph, t: ThreadId) -> crate::clock::Clock {
-        let n = g.thread_len(t);
-        if n == 0 {
-            crate::clock::Clock::new()
-        } else {
-            g.event(EventId::new(t, n - 1)).hb.clone()
+    pub fn base_hb(g: &ExecutionGraph, t: ThreadId) -> &crate::clock::Clock {
+        static EMPTY: crate::clock::Clock = crate::clock::Clock::new();
+        match g.thread_events(t).last() {
+            Some(e) => &e.hb,
+            None => &EMPTY,
         }
     }
 
