@@ -244,7 +244,9 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
 
 /// What a suspended model thread asks for.
 enum Yield {
-    Op(Op, SourceLoc),
+    /// It waits to perform the visible operation its status names; the
+    /// scheduling decision it already took for the runtime, if any.
+    Op(Option<Sched>),
     SpinWait,
     Discard,
     Abort,
@@ -273,6 +275,11 @@ struct Shared {
     stop: Option<Stop>,
     /// Threads spawned since the scheduler last looked, with their bodies.
     spawned: Vec<(ThreadId, Box<dyn FnOnce()>)>,
+    /// What each thread waits for (the scheduler's view of the threads).
+    status: Vec<ThreadStatus>,
+    /// Spawned threads the runtime has taken to start but not started yet
+    /// (their statuses are not known: nobody may schedule meanwhile).
+    unstarted: usize,
     /// Set while coroutines are being unwound at the end of an execution:
     /// shim calls then do nothing.
     unwinding: bool,
@@ -395,6 +402,55 @@ fn dummy(op: &Op) -> OpResult {
     }
 }
 
+/// Sets thread `t`'s status.
+fn set_status(t: ThreadId, st: ThreadStatus) {
+    with_shared(|s| s.status[t as usize] = st);
+}
+
+/// What a thread that reached a visible operation does next.
+enum Here {
+    /// It was chosen and performed the operation: its answer.
+    Done(OpResult),
+    /// The operation ended the execution.
+    Abort(Stop),
+    /// It suspends; the runtime carries out the decision, or takes one.
+    Suspend(Option<Sched>),
+}
+
+/// The scheduling point of thread `t`, about to perform the visible `op`,
+/// taken on its own stack: the engine chooses the next thread exactly as
+/// the runtime's loop would once `t` suspended (the same threads wait, the
+/// same statuses), and when it chooses `t`, `t` performs `op` on the spot
+/// and runs on. That spares the two coroutine switches of a trip through
+/// the runtime for every operation whose thread keeps running: every one
+/// the optimal explorer adds while the lowest runnable thread goes on (it
+/// always takes that one), and about half of a random walk's with two
+/// threads. Threads spawned since the runtime last looked are not started
+/// yet, so the decision is then left to the runtime, which starts them
+/// first.
+fn schedule_here(t: ThreadId, op: Op, src: SourceLoc) -> Here {
+    with_shared(|s| {
+        s.status[t as usize] = ThreadStatus::Op(op, src);
+        if s.unstarted > 0 || !s.spawned.is_empty() {
+            return Here::Suspend(None);
+        }
+        match s.engine.schedule(&s.status) {
+            Sched::Run(u) if u == t => {
+                let ThreadStatus::Op(op, src) = &s.status[t as usize] else {
+                    unreachable!("the status was just set")
+                };
+                match s.engine.visible(t, op, *src, &s.status) {
+                    Ok(Some(r)) => Here::Done(r),
+                    // It waits (a mutex it cannot take yet): the runtime chooses again.
+                    Ok(None) => Here::Suspend(None),
+                    Err(stop) => Here::Abort(stop),
+                }
+            }
+            other => Here::Suspend(Some(other)),
+        }
+    })
+}
+
 /// Performs `op` for the calling model thread and returns the checker's answer.
 #[track_caller]
 pub fn op(op: Op) -> OpResult {
@@ -440,9 +496,13 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     let r = match with_shared(|s| s.engine.replay_inline(t, &op, src)) {
         Some(Ok(r)) => r,
         Some(Err(stop)) => abort_with(stop),
-        None => match suspend(Yield::Op(op, src)) {
-            Resume::Result(r) => r,
-            Resume::Go => unreachable!("visible operation resumed without a result"),
+        None => match schedule_here(t, op, src) {
+            Here::Done(r) => r,
+            Here::Abort(stop) => abort_with(stop),
+            Here::Suspend(decision) => match suspend(Yield::Op(decision)) {
+                Resume::Result(r) => r,
+                Resume::Go => unreachable!("visible operation resumed without a result"),
+            },
         },
     };
     if fenced {
@@ -661,6 +721,8 @@ fn run_strategy(
             engine,
             stop: None,
             spawned: Vec::new(),
+            status: Vec::new(),
+            unstarted: 0,
             unwinding: false,
         })
     });
@@ -669,7 +731,7 @@ fn run_strategy(
     let mut pool = stacks::Pool::new(config.stack_size);
     let mut threads = Threads {
         coroutines: Vec::new(),
-        status: Vec::new(),
+        decision: None,
     };
     let start = Instant::now();
     let mut failures = Vec::new();
@@ -737,7 +799,9 @@ fn run_strategy(
 
 struct Threads {
     coroutines: Vec<Option<ThreadCoroutine>>,
-    status: Vec<ThreadStatus>,
+    /// The scheduling decision the last suspended thread took (see
+    /// [`schedule_here`]), for the runtime to carry out.
+    decision: Option<Sched>,
 }
 
 fn new_coroutine(pool: &mut stacks::Pool, t: ThreadId, body: Box<dyn FnOnce() + '_>) -> ThreadCoroutine {
@@ -792,16 +856,16 @@ fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop
     CURRENT.with(|c| c.set(Some(t)));
     let r = co.resume(with);
     match r {
-        CoroutineResult::Yield(Yield::Op(op, src)) => {
-            th.status[t as usize] = ThreadStatus::Op(op, src);
+        CoroutineResult::Yield(Yield::Op(decision)) => {
+            th.decision = decision;
             None
         }
         CoroutineResult::Yield(Yield::SpinWait) => {
-            th.status[t as usize] = ThreadStatus::SpinWait;
+            set_status(t, ThreadStatus::SpinWait);
             None
         }
         CoroutineResult::Yield(Yield::Discard) => {
-            th.status[t as usize] = ThreadStatus::Discarded;
+            set_status(t, ThreadStatus::Discarded);
             None
         }
         CoroutineResult::Yield(Yield::Abort) => {
@@ -809,7 +873,7 @@ fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop
             Some(Err(stop))
         }
         CoroutineResult::Return(exit) => {
-            th.status[t as usize] = ThreadStatus::Gone;
+            set_status(t, ThreadStatus::Gone);
             match exit {
                 Exit::Finished => None,
                 Exit::Aborted => {
@@ -836,7 +900,10 @@ fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop
 /// Starts the threads spawned since the last look, each up to its first visible step.
 fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(), Stop>> {
     loop {
-        let spawned = with_shared(|s| std::mem::take(&mut s.spawned));
+        let spawned = with_shared(|s| {
+            s.unstarted = s.spawned.len();
+            std::mem::take(&mut s.spawned)
+        });
         if spawned.is_empty() {
             return None;
         }
@@ -844,8 +911,13 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
             let i = child as usize;
             if th.coroutines.len() <= i {
                 th.coroutines.resize_with(i + 1, || None);
-                th.status.resize_with(i + 1, || ThreadStatus::Gone);
             }
+            with_shared(|s| {
+                if s.status.len() <= i {
+                    s.status.resize_with(i + 1, || ThreadStatus::Gone);
+                }
+                s.unstarted -= 1;
+            });
             th.coroutines[i] = Some(new_coroutine(pool, child, body));
             if let Some(r) = resume(th, child, Resume::Go) {
                 return Some(r);
@@ -857,8 +929,11 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
 fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (ExecutionEnd, Option<Failure>) {
     // The vectors are kept from one execution to the next (their capacity).
     th.coroutines.clear();
-    th.status.clear();
-    th.status.push(ThreadStatus::Gone);
+    th.decision = None;
+    with_shared(|s| {
+        s.status.clear();
+        s.status.push(ThreadStatus::Gone);
+    });
     let main_src = SourceLoc::caller();
     with_shared(|s| s.engine.start_main(main_src));
     th.coroutines.push(Some(new_coroutine(pool, 0, Box::new(f))));
@@ -873,20 +948,24 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (Executio
                 Err(stop) => break Err(stop),
             }
         }
-        let sched = with_shared(|s| s.engine.schedule(&th.status));
+        // The decision the suspended thread took, or a new one.
+        let sched = match th.decision.take() {
+            Some(d) => d,
+            None => with_shared(|s| s.engine.schedule(&s.status)),
+        };
         match sched {
             Sched::Done => break Ok(ExecutionEnd::Complete),
             Sched::Blocked => break Err(Stop::Moot),
             Sched::Deadlock(f) => break Err(Stop::Failure(f)),
             Sched::Run(t) => {
-                let st = th.status[t as usize].clone();
+                let st = with_shared(|s| s.status[t as usize].clone());
                 match st {
                     ThreadStatus::SpinWait => {
                         with_shared(|s| s.engine.wake(t));
                         outcome = resume(th, t, Resume::Go);
                     }
                     ThreadStatus::Op(op, src) => {
-                        let r = with_shared(|s| s.engine.visible(t, &op, src, &th.status));
+                        let r = with_shared(|s| s.engine.visible(t, &op, src, &s.status));
                         match r {
                             Ok(Some(res)) => outcome = resume(th, t, Resume::Result(res)),
                             Ok(None) => {}
@@ -918,6 +997,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (Executio
     with_shared(|s| {
         s.unwinding = false;
         s.spawned.clear();
+        s.unstarted = 0;
     });
     CURRENT.with(|c| c.set(None));
     match result {
