@@ -254,6 +254,28 @@ impl Clock {
             }
         }
     }
+    /// Whether every event of `other` (and of `other_own`'s prefix, when
+    /// given) is in `self` or in `own`'s prefix, in every space: whether
+    /// joining them into the view of `own` (the clock `self` plus `own`'s
+    /// prefix) would change nothing.
+    pub fn covers(&self, own: EventId, other: &Clock, other_own: Option<EventId>) -> bool {
+        let mine = |v: &[u32], i: usize| {
+            let o = if i == own.thread as usize { own.index + 1 } else { 0 };
+            at(v, i).max(o)
+        };
+        let within = |a: &[u32], b: &[u32]| b.iter().enumerate().all(|(i, &x)| x <= mine(a, i));
+        if let Some(e) = other_own {
+            if !e.is_init()
+                && e.index + 1 > mine(self.global(), e.thread as usize).min(mine(self.local(), e.thread as usize))
+            {
+                return false;
+            }
+        }
+        match (&self.0, &other.0) {
+            (Repr::Small { a, .. }, Repr::Small { n, a: b }) => within(a, &b[..*n as usize]),
+            _ => within(self.global(), other.global()) && within(self.local(), other.local()),
+        }
+    }
     /// Per-thread prefix lengths (global component), up to the last thread
     /// with an event in the view.
     pub fn as_slice(&self) -> &[u32] {

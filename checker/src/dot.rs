@@ -347,11 +347,14 @@ mod tests {
             b
         }
         fn push(&mut self, t: ThreadId, kind: EventKind) -> EventId {
-            let views = self
-                .g
-                .compute_views(t, &kind, Scope::System, crate::graph::SyncRules::default());
-            self.g
-                .push_event(t, kind, SourceLoc::caller(), Scope::System, views, true)
+            self.g.push_event(
+                t,
+                kind,
+                SourceLoc::caller(),
+                Scope::System,
+                crate::graph::SyncRules::default(),
+                true,
+            )
         }
         fn alloc(&mut self, t: ThreadId, seq: u32, init: Value) -> Loc {
             let loc = Loc::new(t, seq);

@@ -402,10 +402,8 @@ impl Engine {
             return;
         }
         let kind = EventKind::Start { parent: None };
-        let views = self
-            .graph
-            .compute_views(0, &kind, Scope::System, self.model.sync_rules());
-        self.graph.push_event(0, kind, src, Scope::System, views, true);
+        self.graph
+            .push_event(0, kind, src, Scope::System, self.model.sync_rules(), true);
         self.rt(0).cursor = 1;
         self.stats.events_added += 1;
     }
@@ -437,9 +435,10 @@ impl Engine {
 
     fn push(&mut self, t: ThreadId, kind: EventKind, src: SourceLoc, added_max: bool) -> EventId {
         let scope = self.cur_scope;
-        let views = self.graph.compute_views(t, &kind, scope, self.model.sync_rules());
         let access = matches!(kind, EventKind::Read(_) | EventKind::Write(_));
-        let id = self.graph.push_event(t, kind, src, scope, views, added_max);
+        let id = self
+            .graph
+            .push_event(t, kind, src, scope, self.model.sync_rules(), added_max);
         if access {
             if let Some(c) = self.next_class.get(t as usize).copied().flatten() {
                 self.graph.event_mut(id).rlx = Some(c);
@@ -731,16 +730,14 @@ impl Engine {
                 spurious: false,
                 await_: Some(aw),
             });
-            let v = g.compute_views(t, &rk, scope, self.model.sync_rules());
-            g.push_event(t, rk, *src, scope, v, false);
+            g.push_event(t, rk, *src, scope, self.model.sync_rules(), false);
             let wk = EventKind::Write(WriteEvent {
                 loc,
                 order: Order::write_part(success),
                 value: new,
                 rmw: true,
             });
-            let v = g.compute_views(t, &wk, scope, self.model.sync_rules());
-            let wid = g.push_event(t, wk, *src, scope, v, false);
+            let wid = g.push_event(t, wk, *src, scope, self.model.sync_rules(), false);
             let pos = g.mo_position(loc, w) + 1;
             g.insert_mo(loc, wid, pos);
             self.model.consistent_declarative(&g).is_ok()
@@ -1241,12 +1238,10 @@ impl Engine {
             k.value = self.graph.write_value(kind.loc, c.write);
             k.spurious = c.spurious;
             let kind = EventKind::Read(k);
-            let views = self
-                .graph
-                .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
             // Tried on the graph itself and taken back (a clone per choice
             // cost more than the check).
-            self.graph.push_event(t, kind, src, self.cur_scope, views, false);
+            self.graph
+                .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
             let ok = self.model.check_graph(&self.graph).is_ok();
             self.graph.pop_event(t);
             if ok {
@@ -1355,13 +1350,10 @@ impl Engine {
             && self.model != MemoryModel::Porf
             && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed())
         {
-            let views = self
-                .graph
-                .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
             // Tried on the graph itself in every place, then taken back.
             let id = self
                 .graph
-                .push_event(t, kind.clone(), src, self.cur_scope, views, false);
+                .push_event(t, kind.clone(), src, self.cur_scope, self.model.sync_rules(), false);
             let mut keep = Places::new();
             let mut placed: Option<usize> = None;
             for &p in &places {
@@ -1590,20 +1582,18 @@ impl Engine {
             value: old,
             ..proto
         });
-        let views = self
+        let rid = self
             .graph
-            .compute_views(t, &kind, self.cur_scope, self.model.sync_rules());
-        let rid = self.graph.push_event(t, kind, src, self.cur_scope, views, false);
+            .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
         let wk = EventKind::Write(WriteEvent {
             loc,
             order: wo,
             value: new,
             rmw: true,
         });
-        let views = self
+        let wid = self
             .graph
-            .compute_views(t, &wk, self.cur_scope, self.model.sync_rules());
-        let wid = self.graph.push_event(t, wk, src, self.cur_scope, views, false);
+            .push_event(t, wk, src, self.cur_scope, self.model.sync_rules(), false);
         // The strategy may keep this graph as a revisit: its events carry
         // the thread's DRFrlx class like those `push` adds.
         let class = self.next_class.get(t as usize).copied().flatten();
@@ -1741,9 +1731,9 @@ impl Engine {
             Space::Global => Space::Local,
             Space::Local => Space::Global,
         };
-        let (first, second) = if g.event(b).hb.contains_in(other, a) {
+        let (first, second) = if g.hb(b).contains_in(other, a) {
             (a, b)
-        } else if g.event(a).hb.contains_in(other, b) {
+        } else if g.hb(a).contains_in(other, b) {
             (b, a)
         } else {
             return None;

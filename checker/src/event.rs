@@ -695,12 +695,18 @@ pub struct Event {
     pub stamp: u32,
     /// Where the user's code issued it.
     pub src: SourceLoc,
-    /// Events (po | rf)*-before it, itself included.
-    pub porf: Clock,
-    /// Events happening before it, itself included.
-    pub hb: Clock,
-    /// For writes: the view a reader acquires by reading it (release sequences, fences).
-    pub msg: Clock,
+    /// Events (po | rf)*-before it (with itself and its thread's prefix):
+    /// a slot of the graph's view clocks (`ExecutionGraph::porf` asks it).
+    pub(crate) porf: u32,
+    /// Events happening before it (with itself and its thread's prefix): a
+    /// slot of the graph's view clocks (`ExecutionGraph::hb` asks it).
+    pub(crate) hb: u32,
+    /// For writes: what a reader acquires by reading it (release sequences,
+    /// fences; `ExecutionGraph::msg` asks it).
+    pub(crate) msg: crate::graph::Msg,
+    /// The number of view clocks the graph held once the event was added
+    /// (what a graph cut back to this event keeps).
+    pub(crate) mark: u32,
     /// The thread's view at its last release fence, up to this event.
     pub rel_fence: crate::clock::SharedClock,
     /// What an acquire fence after this event would acquire (messages of relaxed reads so far).

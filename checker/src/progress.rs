@@ -371,7 +371,7 @@ pub fn unfair_hang(
     if n == 0 {
         return None;
     }
-    let prefix = &g.event(EventId::new(t, n - 1)).porf;
+    let prefix = g.porf(EventId::new(t, n - 1));
     let news_in_prefix = read.iter().any(|&(loc, before)| {
         g.loc(loc).is_some_and(|d| {
             let from = g.mo_position(loc, before);

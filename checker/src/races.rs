@@ -38,7 +38,7 @@ pub fn pair_races(g: &ExecutionGraph, a: (EventId, bool), b: (EventId, bool), sc
         return false;
     }
     let space = g.event(a.0).loc().map_or(Space::Global, |l| g.space_of(l));
-    !g.event(a.0).hb.contains_in(space, b.0) && !g.event(b.0).hb.contains_in(space, a.0)
+    !g.hb(a.0).contains_in(space, b.0) && !g.hb(b.0).contains_in(space, a.0)
 }
 
 /// Every racing pair of `g`, each as (earlier-added, later-added) by event

@@ -19,7 +19,7 @@ use super::Strategy;
 use crate::clock::Clock;
 use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::*;
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, View};
 use crate::model::MemoryModel;
 use std::sync::Arc;
 
@@ -247,7 +247,7 @@ impl Trust {
 /// and the porf prefix of `w`.
 fn revisit_view(g: &ExecutionGraph, r: EventId, w: EventId) -> Clock {
     let rs = g.event(r).stamp;
-    let mut v = g.event(w).porf.clone();
+    let mut v = g.porf(w).to_clock();
     for t in 0..g.num_threads() as ThreadId {
         let n = g.thread_events(t).iter().take_while(|e| e.stamp <= rs).count() as u32;
         if n > 0 {
@@ -365,7 +365,7 @@ impl Strategy for Trust {
         let we = g.event(w);
         let wr = *we.as_write().expect("write");
         let loc = wr.loc;
-        let prefix = &we.porf;
+        let prefix = g.porf(w);
         let mut reads: Vec<EventId> = g
             .loc(loc)
             .expect("loc")
@@ -392,12 +392,12 @@ impl Strategy for Trust {
             let re = *g.event(r).as_read().expect("read");
             // Coherence of r reading w: w at or after what r's hb forces.
             let base = if r.index > 0 {
-                g.event(EventId::new(r.thread, r.index - 1)).hb.clone()
+                g.hb(EventId::new(r.thread, r.index - 1))
             } else {
-                Clock::new()
+                View::empty()
             };
             // (`porf` has no coherence: any write not porf-after r will do.)
-            if model != MemoryModel::Porf && wpos < MemoryModel::coherence_floor(g, loc, &base, Some(r)) {
+            if model != MemoryModel::Porf && wpos < MemoryModel::coherence_floor(g, loc, base, Some(r)) {
                 continue;
             }
             let v = revisit_view(g, r, w);

@@ -6,14 +6,17 @@
 //! [`ExecutionGraph::compute_views`]); each rule there cites the RC11
 //! definition it implements.
 
-use crate::clock::{Clock, SharedClock};
+use crate::clock::Clock;
 use crate::event::*;
 use crate::scope::{mutually_inclusive, Actor};
 
 mod locs;
+mod views;
 
 pub use locs::LocData;
 use locs::LocTable;
+use views::{Arena, NewViews};
+pub use views::{Msg, View};
 
 /// Which synchronization rules a model uses when views are computed.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub struct ExecutionGraph {
     /// Event vectors of threads that left the graph, kept for the next
     /// threads so that each execution does not grow them anew.
     spare: Spare,
+    /// The clocks of the events' views (`views.rs`).
+    arena: Arena,
 }
 
 /// Emptied event vectors (not part of the graph's content: a clone starts
@@ -73,22 +78,6 @@ impl Spare {
     }
 }
 
-/// The views of an event about to be added.
-pub struct Views {
-    /// (po | rf)* predecessors.
-    pub porf: Clock,
-    /// happens-before predecessors.
-    pub hb: Clock,
-    /// Release-sequence message (writes).
-    pub msg: Clock,
-    /// View at the thread's last release fence.
-    pub rel_fence: SharedClock,
-    /// Pending acquire view for a later acquire fence.
-    pub acq_pending: SharedClock,
-    /// The scoped models' synchronization state (`None` for unscoped models).
-    pub scoped: Option<Box<ScopedSync>>,
-}
-
 impl ExecutionGraph {
     /// An empty graph.
     pub fn new() -> ExecutionGraph {
@@ -105,6 +94,7 @@ impl ExecutionGraph {
         self.next_stamp = 0;
         self.sc_events = 0;
         self.placements.clear();
+        self.arena.truncate(1);
     }
 
     /// Number of thread slots (some may be empty after a restriction).
@@ -262,129 +252,6 @@ impl ExecutionGraph {
             .unwrap_or(self.threads.len()) as ThreadId
     }
 
-    /// Computes the views of an event of kind `kind` about to be appended to
-    /// thread `t`, synchronizing as `rules` say.
-    pub fn compute_views(&self, t: ThreadId, kind: &EventKind, scope: Scope, rules: SyncRules) -> Views {
-        if rules.scoped {
-            return self.compute_scoped_views(t, kind, scope, rules);
-        }
-        let sc_sync = rules.all_sc;
-        let me = EventId::new(t, self.thread_len(t));
-        let prev = if me.index > 0 {
-            Some(self.event(EventId::new(t, me.index - 1)))
-        } else {
-            None
-        };
-        let mut v = match prev {
-            Some(p) => Views {
-                porf: p.porf.clone(),
-                hb: p.hb.clone(),
-                msg: Clock::new(),
-                rel_fence: p.rel_fence.clone(),
-                acq_pending: p.acq_pending.clone(),
-                scoped: None,
-            },
-            None => Views {
-                porf: Clock::new(),
-                hb: Clock::new(),
-                msg: Clock::new(),
-                rel_fence: SharedClock::default(),
-                acq_pending: SharedClock::default(),
-                scoped: None,
-            },
-        };
-        match kind {
-            // A thread starts after its spawn: asw ⊆ sw, and (spawn, start) ∈ porf.
-            EventKind::Start { parent: Some(sp) } => {
-                let s = self.event(*sp);
-                v.porf.join(&s.porf);
-                v.hb.join(&s.hb);
-            }
-            // Joining synchronizes with the end of the joined thread.
-            EventKind::Join { target } => {
-                let end = EventId::new(*target, self.thread_len(*target) - 1);
-                let e = self.event(end);
-                v.porf.join(&e.porf);
-                v.hb.join(&e.hb);
-            }
-            // A barrier happens after what every member did before arriving,
-            // in the spaces it fences (`space.rs`, rule 3).
-            EventKind::Barrier { partners, fence, .. } => {
-                for p in partners {
-                    let e = self.event(*p);
-                    v.porf.join(&e.porf);
-                    join_fenced(&mut v.hb, &e.hb, *fence);
-                }
-            }
-            // A read is porf-after its write. An acquire read reading a write
-            // w synchronizes with the head of every release sequence w is in
-            // (sw = [rel]; ([F]; po)?; rs; rf; [R]; (po; [F])?; [acq]):
-            // msg(w) holds exactly those heads' views (with their fences).
-            // A relaxed read keeps msg(w) for a later acquire fence.
-            EventKind::Read(r) if !r.rf.is_init() => {
-                let w = self.event(r.rf);
-                v.porf.join(&w.porf);
-                if r.order.is_atomic() {
-                    if r.order.is_acquire() || sc_sync {
-                        v.hb.join(&w.msg);
-                    } else {
-                        v.acq_pending.join(&w.msg);
-                    }
-                }
-            }
-            // An acquire fence acquires what the relaxed reads before it read.
-            EventKind::Fence { order } if order.is_acquire() => {
-                if let Some(pend) = v.acq_pending.get() {
-                    v.hb.join(pend);
-                }
-            }
-            _ => {}
-        }
-        v.porf.include(me);
-        v.hb.include(me);
-        match kind {
-            // A release fence: later atomic writes carry the view it had.
-            EventKind::Fence { order } if order.is_release() => {
-                v.rel_fence.set(v.hb.clone());
-            }
-            // msg of a write: its own view if it is a release write; else the
-            // view of the last release fence before it (fence-to-read sw); an
-            // RMW also continues the release sequences of the write it read
-            // (C++20 rs = [W]; (rf; rmw)*).
-            EventKind::Write(w) => {
-                let release = w.order.is_release() || sc_sync;
-                if w.order.is_atomic() {
-                    if release {
-                        v.msg = v.hb.clone();
-                    } else {
-                        v.msg = v.rel_fence.to_clock();
-                    }
-                    if w.rmw {
-                        let rd = self.event(EventId::new(t, me.index - 1));
-                        let rf = rd.as_read().expect("rmw write follows its read").rf;
-                        if !rf.is_init() {
-                            v.msg.join(&self.event(rf).msg);
-                        }
-                    }
-                }
-                // C11's rs = [W]; po|loc?; [W]; (rf; rmw)*: a later atomic
-                // write of the same thread to the same location continues
-                // the release sequence headed by an earlier release write
-                // there, so it carries that head's view (the latest head's
-                // view contains every earlier one's). Plain writes are left
-                // out: an atomic read of one is a mixed access RC11 leaves
-                // to the race rules.
-                if rules.same_thread_rs && !release && w.order.is_atomic() {
-                    if let Some(h) = self.last_release_write(t, me.index, w.loc) {
-                        v.msg.join(&self.event(h).hb);
-                    }
-                }
-            }
-            _ => {}
-        }
-        v
-    }
-
     /// Where thread `t` runs.
     pub fn placement(&self, t: ThreadId) -> &Placement {
         self.placements.get(t as usize).unwrap_or(&Placement::HOST)
@@ -418,130 +285,6 @@ impl ExecutionGraph {
         mutually_inclusive(self.actor(a.thread, ea.scope), self.actor(b.thread, eb.scope))
     }
 
-    /// The views of a new event under a scoped model: like
-    /// [`ExecutionGraph::compute_views`], but a release is kept with its
-    /// thread and scope (a [`Head`]) instead of being merged into one clock,
-    /// and an acquire joins only the heads it is mutually scope-inclusive
-    /// with. A read (or an RMW continuing a release sequence) takes nothing
-    /// from a write it is not mutually inclusive with.
-    fn compute_scoped_views(&self, t: ThreadId, kind: &EventKind, scope: Scope, rules: SyncRules) -> Views {
-        let me = EventId::new(t, self.thread_len(t));
-        let prev = (me.index > 0).then(|| self.event(EventId::new(t, me.index - 1)));
-        let mut porf = prev.map(|p| p.porf.clone()).unwrap_or_default();
-        let mut hb = prev.map(|p| p.hb.clone()).unwrap_or_default();
-        let mut sync: ScopedSync = prev.and_then(|p| p.scoped.as_deref().cloned()).unwrap_or_default();
-        sync.heads.clear();
-        let actor = self.actor(t, scope);
-        let reaches = |h: &Head| mutually_inclusive(self.actor(h.thread, h.scope), actor);
-        match kind {
-            EventKind::Start { parent: Some(sp) } => {
-                let s = self.event(*sp);
-                porf.join(&s.porf);
-                hb.join(&s.hb);
-            }
-            EventKind::Join { target } => {
-                let e = self.event(EventId::new(*target, self.thread_len(*target) - 1));
-                porf.join(&e.porf);
-                hb.join(&e.hb);
-            }
-            EventKind::Barrier { partners, fence, .. } => {
-                for p in partners {
-                    let e = self.event(*p);
-                    porf.join(&e.porf);
-                    join_fenced(&mut hb, &e.hb, *fence);
-                }
-            }
-            EventKind::Read(r) if !r.rf.is_init() => {
-                let w = self.event(r.rf);
-                porf.join(&w.porf);
-                let linked = mutually_inclusive(self.actor(r.rf.thread, w.scope), actor);
-                if r.order.is_atomic() && linked {
-                    let heads = w.scoped.as_deref().map(|s| s.heads.as_slice()).unwrap_or(&[]);
-                    for h in heads {
-                        if r.order.is_acquire() {
-                            if reaches(h) {
-                                hb.join(&h.view);
-                            }
-                        } else if !sync.pending.contains(h) {
-                            sync.pending.push(h.clone());
-                        }
-                    }
-                }
-            }
-            EventKind::Fence { order } if order.is_acquire() => {
-                for h in &sync.pending {
-                    if reaches(h) {
-                        hb.join(&h.view);
-                    }
-                }
-            }
-            _ => {}
-        }
-        porf.include(me);
-        hb.include(me);
-        let here = |hb: &Clock| Head {
-            view: hb.clone(),
-            thread: t,
-            scope,
-        };
-        match kind {
-            EventKind::Fence { order } if order.is_release() => sync.fence = Some(here(&hb)),
-            EventKind::Write(w) if w.order.is_atomic() => {
-                if w.order.is_release() {
-                    sync.heads.push(here(&hb));
-                } else if let Some(f) = &sync.fence {
-                    sync.heads.push(f.clone());
-                }
-                if w.rmw {
-                    // The RMW continues the release sequences of the write its
-                    // read part read, if it is mutually inclusive with it.
-                    let rd = self.event(EventId::new(t, me.index - 1));
-                    let rf = rd.as_read().expect("rmw write follows its read").rf;
-                    if !rf.is_init() {
-                        let src = self.event(rf);
-                        if mutually_inclusive(self.actor(rf.thread, src.scope), actor) {
-                            for h in src.scoped.as_deref().map(|s| s.heads.as_slice()).unwrap_or(&[]) {
-                                if !sync.heads.contains(h) {
-                                    sync.heads.push(h.clone());
-                                }
-                            }
-                        }
-                    }
-                }
-                if rules.same_thread_rs && !w.order.is_release() {
-                    if let Some(h) = self.last_release_write(t, me.index, w.loc) {
-                        let e = self.event(h);
-                        let head = Head {
-                            view: e.hb.clone(),
-                            thread: t,
-                            scope: e.scope,
-                        };
-                        if !sync.heads.contains(&head) {
-                            sync.heads.push(head);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-        Views {
-            porf,
-            hb,
-            msg: Clock::new(),
-            rel_fence: SharedClock::default(),
-            acq_pending: SharedClock::default(),
-            scoped: Some(Box::new(sync)),
-        }
-    }
-
-    /// The last release write to `loc` among the first `before` events of thread `t`.
-    fn last_release_write(&self, t: ThreadId, before: u32, loc: Loc) -> Option<EventId> {
-        (0..before)
-            .rev()
-            .map(|i| EventId::new(t, i))
-            .find(|&e| matches!(&self.event(e).kind, EventKind::Write(w) if w.loc == loc && w.order.is_release()))
-    }
-
     /// Appends an event to thread `t` (creating the thread if needed) and
     /// indexes it by location. The caller sets mo for writes with
     /// [`ExecutionGraph::insert_mo`].
@@ -551,9 +294,10 @@ impl ExecutionGraph {
         kind: EventKind,
         src: SourceLoc,
         scope: Scope,
-        views: Views,
+        rules: SyncRules,
         added_max: bool,
     ) -> EventId {
+        let views = self.new_views(t, &kind, scope, rules);
         let ti = t as usize;
         if self.threads.len() <= ti {
             self.threads.resize(ti + 1, None);
@@ -600,18 +344,28 @@ impl ExecutionGraph {
         if kind_is_sc(&kind) {
             self.sc_events += 1;
         }
+        let mark = self.arena.len();
         let th = self.threads[ti].as_mut().expect("thread");
+        let NewViews {
+            porf,
+            hb,
+            msg,
+            rel_fence,
+            acq_pending,
+            scoped,
+        } = views;
         th.events.push(Event {
             kind,
             stamp: self.next_stamp,
             src,
-            porf: views.porf,
-            hb: views.hb,
-            msg: views.msg,
-            rel_fence: views.rel_fence,
-            acq_pending: views.acq_pending,
+            porf,
+            hb,
+            msg,
+            mark,
+            rel_fence,
+            acq_pending,
             scope,
-            scoped: views.scoped,
+            scoped,
             added_max,
             revisitable: true,
             rlx: None,
@@ -665,6 +419,19 @@ impl ExecutionGraph {
             self.recount_plain();
         }
         self.next_stamp = e.stamp;
+        self.arena.truncate(self.arena_needed());
+    }
+
+    /// The number of view clocks the events of the graph use: the largest
+    /// mark of a thread's last event (marks grow along each thread).
+    fn arena_needed(&self) -> u32 {
+        self.threads
+            .iter()
+            .flatten()
+            .filter_map(|th| th.events.last())
+            .map(|e| e.mark)
+            .max()
+            .unwrap_or(1)
     }
 
     /// Places write `w` at mo position `pos` (1 = right after the initial write).
@@ -702,13 +469,18 @@ impl ExecutionGraph {
         // The read part of an RMW takes its success or failure order, so
         // it may become or stop being seq_cst.
         self.sc_events = self.sc_events - saved.is_sc() as usize + kind_is_sc(&kind) as usize;
-        let views = self.compute_views(r.thread, &kind, saved.scope, rules);
+        // Its old views go (it is its thread's last event, so no other
+        // event uses them).
+        self.arena.truncate(self.arena_needed());
+        let views = self.new_views(r.thread, &kind, saved.scope, rules);
+        let mark = self.arena.len();
         let th = self.threads[r.thread as usize].as_mut().expect("thread");
         th.events.push(Event {
             kind,
             porf: views.porf,
             hb: views.hb,
             msg: views.msg,
+            mark,
             rel_fence: views.rel_fence,
             acq_pending: views.acq_pending,
             scoped: views.scoped,
@@ -764,6 +536,7 @@ impl ExecutionGraph {
             self.recount_plain();
         }
         self.next_stamp = stamp + 1;
+        self.arena.truncate(self.arena_needed());
         debug_assert_eq!(
             self.sc_events,
             self.events().filter(|(_, e)| e.is_sc()).count(),
@@ -795,7 +568,9 @@ impl ExecutionGraph {
             sc_events: 0,
             placements: self.placements.clone(),
             spare: Spare::default(),
+            arena: Arena::default(),
         };
+        g.arena = self.arena.prefix(g.arena_needed());
         let live = |e: &EventId| view.contains(*e);
         for (_, d) in self.locs.iter() {
             if live(&d.alloc) {
@@ -824,6 +599,7 @@ impl ExecutionGraph {
         while matches!(self.threads.last(), Some(None)) {
             self.threads.pop();
         }
+        self.arena.truncate(self.arena_needed());
         let lens: Vec<u32> = (0..self.threads.len())
             .map(|t| self.thread_len(t as ThreadId))
             .collect();
@@ -856,16 +632,6 @@ impl ExecutionGraph {
                 d.has_plain = true;
             }
         }
-    }
-}
-
-/// A barrier's hb join: the partner's view in every space the barrier
-/// fences, nothing in the others (`space.rs`, rule 3).
-fn join_fenced(hb: &mut Clock, partner: &Clock, fence: FenceSpace) {
-    match fence {
-        FenceSpace::Both => hb.join(partner),
-        FenceSpace::Global => hb.join_space(partner, Space::Global),
-        FenceSpace::Local => hb.join_space(partner, Space::Local),
     }
 }
 

@@ -12,7 +12,7 @@ pub mod relations;
 pub mod sc;
 
 use crate::event::*;
-use crate::graph::{ExecutionGraph, SyncRules};
+use crate::graph::{ExecutionGraph, SyncRules, View};
 use relations::{Axiom, Relations};
 use smallvec::SmallVec;
 
@@ -93,7 +93,7 @@ impl MemoryModel {
     /// the writes in `hb` and of the writes read by reads in `hb`. This is
     /// what irreflexive(hb ; eco?) asks of a new access (CoWW, CoWR, CoRW, CoRR),
     /// with the hb of the location's memory space (`space.rs`, rule 4).
-    pub fn coherence_floor(g: &ExecutionGraph, loc: Loc, hb: &crate::clock::Clock, skip: Option<EventId>) -> usize {
+    pub fn coherence_floor(g: &ExecutionGraph, loc: Loc, hb: View, skip: Option<EventId>) -> usize {
         let d = g.loc(loc).expect("accessed location exists");
         let space = d.space;
         match d.mo.last() {
@@ -191,11 +191,10 @@ impl MemoryModel {
     }
 
     /// The hb view of the po-predecessor of thread `t`'s next event.
-    pub fn base_hb(g: &ExecutionGraph, t: ThreadId) -> &crate::clock::Clock {
-        static EMPTY: crate::clock::Clock = crate::clock::Clock::new();
-        match g.thread_events(t).last() {
-            Some(e) => &e.hb,
-            None => &EMPTY,
+    pub fn base_hb(g: &ExecutionGraph, t: ThreadId) -> View<'_> {
+        match g.thread_len(t) {
+            0 => View::empty(),
+            n => g.hb(EventId::new(t, n - 1)),
         }
     }
 

@@ -98,7 +98,7 @@ pub fn acyclic(g: &ExecutionGraph, scoped: bool) -> Option<bool> {
         return Some(true);
     }
     // hb(x, y) for x ≠ y: y's view holds x (views hold their own event).
-    let hb = |x: EventId, y: EventId| x != y && g.event(y).hb.contains(x);
+    let hb = |x: EventId, y: EventId| x != y && g.hb(y).contains(x);
     let scb = |a: &Access, b: &Access| {
         let same_loc = a.loc == b.loc;
         (a.id.thread == b.id.thread && a.id.index < b.id.index)
