@@ -259,6 +259,18 @@ impl Clock {
     /// joining them into the view of `own` (the clock `self` plus `own`'s
     /// prefix) would change nothing.
     pub fn covers(&self, own: EventId, other: &Clock, other_own: Option<EventId>) -> bool {
+        if let (Repr::Small { a, .. }, Repr::Small { n, a: b }) = (&self.0, &other.0) {
+            // The common case, without the general form's zero-extensions.
+            let (ot, ol) = (own.thread as usize, own.index + 1);
+            let mine = |i: usize| if i == ot { a[i].max(ol) } else { a[i] };
+            if let Some(e) = other_own.filter(|e| !e.is_init()) {
+                let t = e.thread as usize;
+                if t >= INLINE || e.index + 1 > mine(t) {
+                    return false;
+                }
+            }
+            return (0..*n as usize).all(|i| b[i] <= mine(i));
+        }
         let mine = |v: &[u32], i: usize| {
             let o = if i == own.thread as usize { own.index + 1 } else { 0 };
             at(v, i).max(o)
