@@ -14,6 +14,16 @@
 //! balances uneven trees that a static split (the shards of
 //! [`super::trust::Shard`]) cannot: a static split deals subtrees out before
 //! their sizes are known.
+//!
+//! Memory stays with the thread that allocated it. A subtree's graph is
+//! made by the explorer that gives it away; the one that takes it works on
+//! a copy of its own and hands the original back to be freed where it was
+//! allocated. With glibc's allocator, a block freed or grown by another
+//! thread than the one whose arena it came from takes that arena's lock
+//! while its owner allocates there; a taken graph's event vectors, recycled
+//! every execution, did that tens of thousands of times a run (84,000 futex
+//! calls on the 12-thread compare-exchange rotation) and cost the two
+//! explorers a fifth of their speed.
 
 use crate::event::EventId;
 use crate::graph::ExecutionGraph;
@@ -29,6 +39,8 @@ pub struct Subtree {
     /// For a write moved in mo: the write, whose revisits the receiving
     /// explorer computes (they are part of the subtree).
     pub(super) moved_write: Option<EventId>,
+    /// The explorer that made the graph (and frees it).
+    pub(super) owner: Option<usize>,
 }
 
 impl Subtree {
@@ -37,6 +49,7 @@ impl Subtree {
         Subtree {
             graph: ExecutionGraph::new(),
             moved_write: None,
+            owner: None,
         }
     }
 }
@@ -74,6 +87,8 @@ pub struct WorkPool {
     executions: AtomicU64,
     max_executions: Option<u64>,
     deadline: Option<Instant>,
+    /// Per explorer, the graphs it gave away, handed back to be freed.
+    returned: Mutex<Vec<Vec<ExecutionGraph>>>,
 }
 
 impl WorkPool {
@@ -94,7 +109,33 @@ impl WorkPool {
             executions: AtomicU64::new(0),
             max_executions,
             deadline,
+            returned: Mutex::new((0..workers.max(1)).map(|_| Vec::new()).collect()),
         }
+    }
+
+    /// The graph explorer `me` starts `s` from: a copy made here when
+    /// another explorer made it, whose original goes back to that one.
+    pub fn adopt(&self, s: &mut Subtree, me: usize) -> ExecutionGraph {
+        let empty = ExecutionGraph::new();
+        match s.owner {
+            Some(owner) if owner != me => {
+                let mine = s.graph.clone();
+                let original = std::mem::replace(&mut s.graph, empty);
+                let mut r = self.returned.lock().unwrap_or_else(|e| e.into_inner());
+                r[owner].push(original);
+                mine
+            }
+            _ => std::mem::replace(&mut s.graph, empty),
+        }
+    }
+
+    /// Frees the graphs explorer `me` gave away and got back.
+    fn free_returned(&self, me: usize) {
+        let mine = {
+            let mut r = self.returned.lock().unwrap_or_else(|e| e.into_inner());
+            std::mem::take(&mut r[me])
+        };
+        drop(mine);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
@@ -108,9 +149,11 @@ impl WorkPool {
             .store(q.idle.saturating_sub(q.subtrees.len()), Ordering::Relaxed);
     }
 
-    /// The next subtree to explore, waiting while other explorers may still
-    /// give some away; `None` when the tree is done or the pool stopped.
-    pub fn take(&self) -> Option<Subtree> {
+    /// The next subtree for explorer `me` to explore, waiting while other
+    /// explorers may still give some away; `None` when the tree is done or
+    /// the pool stopped.
+    pub fn take(&self, me: usize) -> Option<Subtree> {
+        self.free_returned(me);
         let mut q = self.lock();
         loop {
             if self.is_stopped() || q.finished {
@@ -140,8 +183,10 @@ impl WorkPool {
         self.hungry.load(Ordering::Relaxed) > 0
     }
 
-    /// Hands a subtree to a waiting explorer.
-    pub fn give(&self, s: Subtree) {
+    /// Hands a subtree made by explorer `me` to a waiting explorer.
+    pub fn give(&self, mut s: Subtree, me: usize) {
+        self.free_returned(me);
+        s.owner = Some(me);
         let mut q = self.lock();
         q.subtrees.push(s);
         self.update_hungry(&q);

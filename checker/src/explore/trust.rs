@@ -85,6 +85,8 @@ pub struct Trust {
     pool: Option<Arc<WorkPool>>,
     /// The subtree a pool explorer starts from.
     root: Option<Subtree>,
+    /// This explorer's number in its pool.
+    me: usize,
 }
 
 impl Trust {
@@ -108,11 +110,12 @@ impl Trust {
     /// An explorer of `root`, one subtree of the tree shared through
     /// `pool`: it gives subtrees away while another explorer of the pool
     /// waits for work.
-    pub fn worker(pool: Arc<WorkPool>, root: Subtree) -> Trust {
+    pub fn worker(pool: Arc<WorkPool>, root: Subtree, me: usize) -> Trust {
         Trust {
             owned: true,
             pool: Some(pool),
             root: Some(root),
+            me,
             ..Trust::default()
         }
     }
@@ -143,6 +146,7 @@ impl Trust {
                 Subtree {
                     graph: g,
                     moved_write: None,
+                    owner: None,
                 }
             }
             Item::Mo { write, stamp, pos } => {
@@ -154,11 +158,13 @@ impl Trust {
                 Subtree {
                     graph: g,
                     moved_write: Some(write),
+                    owner: None,
                 }
             }
             Item::Revisit(g1) => Subtree {
                 graph: *g1,
                 moved_write: None,
+                owner: None,
             },
         })
     }
@@ -304,10 +310,10 @@ impl Strategy for Trust {
         if self.pool.is_none() {
             return self.advance(graph, model);
         }
-        if let Some(root) = self.root.take() {
+        if let Some(mut root) = self.root.take() {
             self.started = true;
             self.levels.push(Level::default());
-            *graph = root.graph;
+            *graph = self.pool.as_ref().expect("a pool explorer").adopt(&mut root, self.me);
             if let Some(w) = root.moved_write {
                 self.write_added(graph, w, model);
             }
@@ -318,7 +324,7 @@ impl Strategy for Trust {
             }
             if pool.wants_work() {
                 if let Some(s) = self.give_away(graph, model) {
-                    self.pool.as_ref().expect("a pool explorer").give(s);
+                    self.pool.as_ref().expect("a pool explorer").give(s, self.me);
                 }
             }
             if !self.advance(graph, model) {

@@ -10,7 +10,6 @@
 mod panic_hook;
 mod stacks;
 
-use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
@@ -197,10 +196,10 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     each.max_executions = None;
     each.max_duration = None;
     // One explorer per OS thread; the calling thread is one of them.
-    let explore = |pool: &Arc<WorkPool>| {
+    let explore = |pool: &Arc<WorkPool>, me: usize| {
         let mut mine: Vec<RunResult> = Vec::new();
-        while let Some(subtree) = pool.take() {
-            let strategy = Box::new(Trust::worker(pool.clone(), subtree));
+        while let Some(subtree) = pool.take(me) {
+            let strategy = Box::new(Trust::worker(pool.clone(), subtree, me));
             let r = run_strategy(&each, strategy, f, &mut |_, _| {});
             if r.failures.len() >= each.max_failures {
                 pool.stop(PoolStop::Failures);
@@ -210,8 +209,13 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         mine
     };
     let results: Vec<RunResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(|| explore(&pool))).collect();
-        let mut all = explore(&pool);
+        let handles: Vec<_> = (1..threads)
+            .map(|me| {
+                let (explore, pool) = (&explore, &pool);
+                scope.spawn(move || explore(pool, me))
+            })
+            .collect();
+        let mut all = explore(&pool, 0);
         for h in handles {
             match h.join() {
                 Ok(r) => all.extend(r),
@@ -266,7 +270,7 @@ enum Exit {
     Aborted,
 }
 
-type ThreadCoroutine = Coroutine<Resume, Yield, Exit, DefaultStack>;
+type ThreadCoroutine = Coroutine<Resume, Yield, Exit, stacks::ColouredStack>;
 
 /// Per-execution shared state, reachable from shim code through a thread-local.
 struct Shared {
