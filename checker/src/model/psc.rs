@@ -46,8 +46,12 @@
 //! assertions compare every verdict with the algebra's.
 
 use crate::event::*;
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, View};
 use smallvec::SmallVec;
+
+/// The most seq_cst accesses the shortcut takes (one bit each in a word);
+/// graphs with more go to the relation algebra.
+const MAX_ACCESSES: usize = 64;
 
 /// One seq_cst access and what its pair questions need.
 struct Access {
@@ -63,7 +67,8 @@ struct Access {
 }
 
 /// Whether psc is acyclic in `g`, or `None` when the graph is not one this
-/// shortcut decides (it has a seq_cst fence or a barrier): the caller then
+/// shortcut decides (it has a seq_cst fence, a barrier, or more than
+/// [`MAX_ACCESSES`] seq_cst accesses): the caller then
 /// asks the relation algebra. `scoped`: psc relates only mutually
 /// scope-inclusive events (`src11`).
 pub fn acyclic(g: &ExecutionGraph, scoped: bool) -> Option<bool> {
@@ -97,37 +102,43 @@ pub fn acyclic(g: &ExecutionGraph, scoped: bool) -> Option<bool> {
     if k < 2 {
         return Some(true);
     }
+    if k > MAX_ACCESSES {
+        return None;
+    }
     // hb(x, y) for x ≠ y: y's view holds x (views hold their own event).
-    let hb = |x: EventId, y: EventId| x != y && g.hb(y).contains(x);
-    let scb = |a: &Access, b: &Access| {
+    let scb = |a: &Access, b: &Access, hb_b: View, hb_d: Option<View>| {
         let same_loc = a.loc == b.loc;
         (a.id.thread == b.id.thread && a.id.index < b.id.index)
-            || (same_loc && hb(a.id, b.id))
+            || (same_loc && a.id != b.id && hb_b.contains(a.id))
             || (same_loc && b.write && a.pos < b.pos)
-            || matches!((a.c_star, b.d_star), (Some(c), Some(d)) if hb(c, d))
+            || matches!((a.c_star, b.d_star, hb_d), (Some(c), Some(d), Some(v)) if c != d && v.contains(c))
     };
-    // The psc edges as a k × k matrix.
-    let mut succ = vec![false; k * k];
-    let mut indegree: SmallVec<[u32; 16]> = smallvec::smallvec![0; k];
-    for (i, a) in sc.iter().enumerate() {
-        for (j, b) in sc.iter().enumerate() {
-            if i != j && scb(a, b) && (!scoped || g.inclusive(a.id, b.id)) {
-                succ[i * k + j] = true;
+    // The psc edges as rows of bits, and each access's in-degree.
+    let mut succ = [0u64; MAX_ACCESSES];
+    let mut indegree = [0u32; MAX_ACCESSES];
+    for (j, b) in sc.iter().enumerate() {
+        let (hb_b, hb_d) = (g.hb(b.id), b.d_star.map(|d| g.hb(d)));
+        for (i, a) in sc.iter().enumerate() {
+            if i != j && scb(a, b, hb_b, hb_d) && (!scoped || g.inclusive(a.id, b.id)) {
+                succ[i] |= 1 << j;
                 indegree[j] += 1;
             }
         }
     }
-    // Kahn's algorithm.
-    let mut ready: SmallVec<[usize; 16]> = (0..k).filter(|&i| indegree[i] == 0).collect();
+    // Kahn's algorithm, the accesses left with no predecessor as a bit set.
+    let mut ready: u64 = (0..k).filter(|&i| indegree[i] == 0).fold(0, |m, i| m | 1 << i);
     let mut done = 0;
-    while let Some(a) = ready.pop() {
+    while ready != 0 {
+        let a = ready.trailing_zeros() as usize;
+        ready &= ready - 1;
         done += 1;
-        for b in 0..k {
-            if succ[a * k + b] {
-                indegree[b] -= 1;
-                if indegree[b] == 0 {
-                    ready.push(b);
-                }
+        let mut next = succ[a];
+        while next != 0 {
+            let b = next.trailing_zeros() as usize;
+            next &= next - 1;
+            indegree[b] -= 1;
+            if indegree[b] == 0 {
+                ready |= 1 << b;
             }
         }
     }
