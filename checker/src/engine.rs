@@ -178,12 +178,20 @@ pub struct Engine {
     memory: MemoryTable,
     /// The forward-progress model and the kernels of this execution.
     progress: ProgressState,
+    /// The strategy's fixed answers, asked at every step (kept here rather
+    /// than asked through the trait object each time).
+    unfiltered: bool,
+    wants_revisits: bool,
+    takes_leftmost: bool,
 }
 
 impl Engine {
     /// An engine exploring under `model` with `strategy`.
     pub fn new(model: MemoryModel, strategy: Box<dyn Strategy>, limits: Limits) -> Engine {
         Engine {
+            unfiltered: strategy.unfiltered(),
+            wants_revisits: strategy.wants_revisits(),
+            takes_leftmost: strategy.takes_leftmost(),
             graph: ExecutionGraph::new(),
             model,
             stats: Stats::default(),
@@ -767,9 +775,7 @@ impl Engine {
                     ..
                 },
                 src,
-            ) if self.strategy.unfiltered() => {
-                self.await_possible_declarative(t, *loc, *aw, *op, *ty, *success, *scope, src)
-            }
+            ) if self.unfiltered => self.await_possible_declarative(t, *loc, *aw, *op, *ty, *success, *scope, src),
             ThreadStatus::Op(
                 Op::Rmw {
                     loc, await_: Some(aw), ..
@@ -793,7 +799,7 @@ impl Engine {
         if let Some(sched) = self.schedule_replay(status) {
             return sched;
         }
-        if self.strategy.takes_leftmost() && self.progress.model == Progress::Fair {
+        if self.takes_leftmost && self.progress.model == Progress::Fair {
             // The strategy takes the first enabled thread and no progress
             // model filters the set: no need to judge the others.
             if let Some(t) = (0..status.len()).find(|&t| self.enabled(t as ThreadId, &status[t], status)) {
@@ -1176,7 +1182,7 @@ impl Engine {
                         self.note_write(t, *loc);
                     } else {
                         // The read part was revisited: its write part is new.
-                        self.new_rmw_write(t, id, *loc, new, Order::write_part(*success), src)?;
+                        self.new_rmw_write(t, id, *loc, new, Order::write_part(*success), src, false)?;
                     }
                 }
                 let _ = await_;
@@ -1223,7 +1229,7 @@ impl Engine {
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
     /// for seq_cst, need this check).
     fn filter_reads(&mut self, t: ThreadId, kind: &ReadEvent, choices: Choices, src: SourceLoc) -> Choices {
-        if self.strategy.unfiltered() {
+        if self.unfiltered {
             return choices;
         }
         if self.model == MemoryModel::Porf
@@ -1261,14 +1267,14 @@ impl Engine {
 
     /// With the reference enumerator, the graph is judged by the axioms after every step.
     fn declarative_check(&self) -> Result<(), Stop> {
-        if self.strategy.unfiltered() && self.model.consistent_declarative(&self.graph).is_err() {
+        if self.unfiltered && self.model.consistent_declarative(&self.graph).is_err() {
             return Err(Stop::Moot);
         }
         Ok(())
     }
 
     fn candidates(&self, t: ThreadId, loc: Loc) -> Candidates {
-        if self.strategy.unfiltered() {
+        if self.unfiltered {
             self.all_writes(loc)
         } else {
             self.model.read_candidates(&self.graph, t, loc)
@@ -1334,7 +1340,7 @@ impl Engine {
         value: Value,
         src: SourceLoc,
     ) -> Result<EventId, Stop> {
-        let unfiltered = self.strategy.unfiltered();
+        let unfiltered = self.unfiltered;
         let mut places = if unfiltered {
             (1..=self.graph.loc(loc).expect("loc").mo.len() + 1).collect()
         } else {
@@ -1402,10 +1408,18 @@ impl Engine {
         src: SourceLoc,
     ) -> Result<Option<OpResult>, Stop> {
         let weak = matches!(rop, RmwOp::Cas { weak: true, .. });
-        let unfiltered = self.strategy.unfiltered();
+        let unfiltered = self.unfiltered;
         let mut free = Choices::new();
         let mut taken = Candidates::new();
-        for w in self.candidates(t, loc) {
+        // The candidates are the writes from mo position `floor` on.
+        let floor = if unfiltered {
+            0
+        } else {
+            self.model.read_floor(&self.graph, t, loc)
+        };
+        let writes = self.graph.loc(loc).expect("loc").mo.len();
+        for pos in floor..=writes {
+            let w = self.graph.mo_at(loc, pos);
             let v = self.graph.write_value(loc, w);
             if await_.is_some_and(|a| !a.admits(v)) {
                 continue;
@@ -1417,7 +1431,13 @@ impl Engine {
                         spurious: true,
                     });
                 }
-                if !unfiltered && self.graph.rmw_reader_of(loc, w, None).is_some() {
+                let consumed = !unfiltered
+                    && if self.model == MemoryModel::Porf {
+                        self.graph.rmw_reader_of(loc, w, None).is_some()
+                    } else {
+                        self.graph.consumed_at(loc, pos)
+                    };
+                if consumed {
                     taken.push(w);
                 } else {
                     free.push(RfChoice {
@@ -1447,7 +1467,7 @@ impl Engine {
             // Alternatives already taken when the thread first waited here.
             taken.retain(|w| !w.is_init() && self.graph.event(*w).stamp > after);
         }
-        if self.strategy.wants_revisits() {
+        if self.wants_revisits {
             for &w in &taken {
                 self.conflicting_alternative(t, loc, w, proto(Order::read_part(success)), ty, rop, src);
             }
@@ -1460,7 +1480,7 @@ impl Engine {
         }
         // Consistency filter (sc / psc), per choice with its order; most
         // runs need none (as `filter_reads` decides for one order).
-        let filtered = !self.strategy.unfiltered()
+        let filtered = !self.unfiltered
             && self.model != MemoryModel::Porf
             && (self.model == MemoryModel::Sc || success.is_sc() || failure.is_sc() || self.sc_check_needed());
         let kept = if !filtered {
@@ -1510,7 +1530,9 @@ impl Engine {
             self.check_access_race(rid, loc, false)?;
         }
         if let Some(new) = new {
-            self.new_rmw_write(t, rid, loc, new, Order::write_part(success), src)?;
+            // Unless every write was offered (the reference enumerator), it
+            // read a write no other RMW consumed.
+            self.new_rmw_write(t, rid, loc, new, Order::write_part(success), src, !unfiltered)?;
         }
         Ok(Some(match rop {
             RmwOp::Cas { .. } => OpResult::Cas(old, new.is_some()),
@@ -1518,7 +1540,10 @@ impl Engine {
         }))
     }
 
-    /// Adds the write part of an RMW whose read part is `rid`.
+    /// Adds the write part of an RMW whose read part is `rid`. `free`: the
+    /// read part is known to have read a write no other RMW
+    /// consumed.
+    #[allow(clippy::too_many_arguments)]
     fn new_rmw_write(
         &mut self,
         t: ThreadId,
@@ -1527,9 +1552,14 @@ impl Engine {
         value: Value,
         order: Order,
         src: SourceLoc,
+        free: bool,
     ) -> Result<EventId, Stop> {
         let rf = self.graph.event(rid).as_read().expect("read part").rf;
-        let conflict = self.graph.rmw_reader_of(loc, rf, Some(rid)).is_some();
+        let conflict = !free && self.graph.rmw_reader_of(loc, rf, Some(rid)).is_some();
+        debug_assert!(
+            !free || self.graph.rmw_reader_of(loc, rf, Some(rid)).is_none(),
+            "checker invariant: an RMW chosen to read a free write found it consumed"
+        );
         let pos = self.graph.mo_position(loc, rf) + 1;
         let n = self.graph.loc(loc).expect("loc").mo.len();
         let id = self.push(

@@ -196,8 +196,10 @@ impl ExecutionGraph {
         if w.is_init() {
             return 0;
         }
+        // From the end: the writes asked about (an RMW's source, a spin's
+        // latest read) are mostly recent.
         let mo = &self.locs[&loc].mo;
-        mo.iter().position(|&x| x == w).expect("write is in mo") + 1
+        mo.iter().rposition(|&x| x == w).expect("write is in mo") + 1
     }
 
     /// The write at mo position `pos` of `loc`.
@@ -233,6 +235,35 @@ impl ExecutionGraph {
             "checker invariant: the consumed-write index of {loc} matches its reads"
         );
         found
+    }
+
+    /// Whether the write at mo position `pos` of `loc` (0: the initial
+    /// write) is consumed by an RMW, asked in constant time: the write right
+    /// after it in mo is an RMW's write part whose read part read it. That
+    /// is [`Self::rmw_reader_of`] (with no exception) in every graph where
+    /// each RMW's write part sits right after the write its read part read,
+    /// which the explorer keeps for every coherent model (plain writes never
+    /// go between the two); not under `porf`, and not while the explorer
+    /// tries an RMW on an already consumed write.
+    pub fn consumed_at(&self, loc: Loc, pos: usize) -> bool {
+        let d = &self.locs[&loc];
+        let Some(&next) = d.mo.get(pos) else {
+            return false;
+        };
+        let w = if pos == 0 { EventId::INIT } else { d.mo[pos - 1] };
+        let consumed = next.index > 0
+            && matches!(&self.event(next).kind, EventKind::Write(x) if x.rmw)
+            && self
+                .event(EventId::new(next.thread, next.index - 1))
+                .as_read()
+                .map(|r| r.rf)
+                == Some(w);
+        debug_assert_eq!(
+            consumed,
+            self.rmw_reader_of(loc, w, None).is_some(),
+            "checker invariant: each RMW's write part sits right after the write it read in mo"
+        );
+        consumed
     }
 
     /// Whether the RMW read `r` has its write part in the graph: only an

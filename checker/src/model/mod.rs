@@ -133,10 +133,17 @@ impl MemoryModel {
     /// The writes a read of thread `t` at `loc` may read under this model:
     /// [`Self::rf_candidates`], or every write of `loc` under `porf`.
     pub fn read_candidates(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Candidates {
+        Self::candidates_from(g, loc, self.read_floor(g, t, loc))
+    }
+
+    /// The mo position of the first write a read of thread `t` at `loc`
+    /// may read (every later one may be read too): the coherence floor, or
+    /// 0 under `porf`.
+    pub fn read_floor(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> usize {
         if self == MemoryModel::Porf {
-            Self::candidates_from(g, loc, 0)
+            0
         } else {
-            Self::rf_candidates(g, t, loc)
+            Self::coherence_floor(g, loc, Self::base_hb(g, t), None)
         }
     }
 

@@ -432,27 +432,25 @@ enum Here {
 /// threads. Threads spawned since the runtime last looked are not started
 /// yet, so the decision is then left to the runtime, which starts them
 /// first.
-fn schedule_here(t: ThreadId, op: Op, src: SourceLoc) -> Here {
-    with_shared(|s| {
-        s.status[t as usize] = ThreadStatus::Op(op, src);
-        if s.unstarted > 0 || !s.spawned.is_empty() {
-            return Here::Suspend(None);
-        }
-        match s.engine.schedule(&s.status) {
-            Sched::Run(u) if u == t => {
-                let ThreadStatus::Op(op, src) = &s.status[t as usize] else {
-                    unreachable!("the status was just set")
-                };
-                match s.engine.visible(t, op, *src, &s.status) {
-                    Ok(Some(r)) => Here::Done(r),
-                    // It waits (a mutex it cannot take yet): the runtime chooses again.
-                    Ok(None) => Here::Suspend(None),
-                    Err(stop) => Here::Abort(stop),
-                }
+fn schedule_here(s: &mut Shared, t: ThreadId, op: Op, src: SourceLoc) -> Here {
+    s.status[t as usize] = ThreadStatus::Op(op, src);
+    if s.unstarted > 0 || !s.spawned.is_empty() {
+        return Here::Suspend(None);
+    }
+    match s.engine.schedule(&s.status) {
+        Sched::Run(u) if u == t => {
+            let ThreadStatus::Op(op, src) = &s.status[t as usize] else {
+                unreachable!("the status was just set")
+            };
+            match s.engine.visible(t, op, *src, &s.status) {
+                Ok(Some(r)) => Here::Done(r),
+                // It waits (a mutex it cannot take yet): the runtime chooses again.
+                Ok(None) => Here::Suspend(None),
+                Err(stop) => Here::Abort(stop),
             }
-            other => Here::Suspend(Some(other)),
         }
-    })
+        other => Here::Suspend(Some(other)),
+    }
 }
 
 /// Performs `op` for the calling model thread and returns the checker's answer.
@@ -496,17 +494,19 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
         op_at(sc_fence(), src);
     }
     // While the thread replays the kept graph and its event is ready, it
-    // runs on without a switch to the scheduler.
-    let r = match with_shared(|s| s.engine.replay_inline(t, &op, src)) {
-        Some(Ok(r)) => r,
-        Some(Err(stop)) => abort_with(stop),
-        None => match schedule_here(t, op, src) {
-            Here::Done(r) => r,
-            Here::Abort(stop) => abort_with(stop),
-            Here::Suspend(decision) => match suspend(Yield::Op(decision)) {
-                Resume::Result(r) => r,
-                Resume::Go => unreachable!("visible operation resumed without a result"),
-            },
+    // runs on without a switch to the scheduler; past it, it takes the
+    // scheduling decision here (one borrow of the shared state for both).
+    let here = with_shared(|s| match s.engine.replay_inline(t, &op, src) {
+        Some(Ok(r)) => Here::Done(r),
+        Some(Err(stop)) => Here::Abort(stop),
+        None => schedule_here(s, t, op, src),
+    });
+    let r = match here {
+        Here::Done(r) => r,
+        Here::Abort(stop) => abort_with(stop),
+        Here::Suspend(decision) => match suspend(Yield::Op(decision)) {
+            Resume::Result(r) => r,
+            Resume::Go => unreachable!("visible operation resumed without a result"),
         },
     };
     if fenced {
