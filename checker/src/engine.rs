@@ -99,7 +99,10 @@ struct ThreadRt {
     alloc_seq: u32,
     /// Operations performed (for the step bound).
     steps: u64,
-    /// Reads since the last spin hint: (location, write read).
+    /// Reads since the last spin hint, one per location: (location, the
+    /// mo-latest write read there). Kept per location, not per read, so a
+    /// thread that reads one location many times without a spin hint keeps
+    /// one entry (in place, without an allocation per execution).
     spin_reads: SmallVec<[(Loc, EventId); 4]>,
     /// What the previous iteration read, if it was a waiting one (per
     /// location, the mo-latest write read).
@@ -634,17 +637,8 @@ impl Engine {
             r.spin_prev = None;
             return Ok(false);
         }
-        let mut read: SmallVec<[(Loc, EventId); 4]> = SmallVec::new();
-        for (loc, w) in reads {
-            match read.iter_mut().find(|(l, _)| *l == loc) {
-                Some(slot) => {
-                    if self.graph.mo_position(loc, w) > self.graph.mo_position(loc, slot.1) {
-                        slot.1 = w;
-                    }
-                }
-                None => read.push((loc, w)),
-            }
-        }
+        // Already one entry per location, the mo-latest write read there.
+        let read = reads;
         let prev = self.threads[t as usize].spin_prev.take();
         if !replaying {
             if let Some(prev) = prev {
@@ -1199,7 +1193,20 @@ impl Engine {
     }
 
     fn note_read(&mut self, t: ThreadId, loc: Loc, rf: EventId) {
-        self.rt(t).spin_reads.push((loc, rf));
+        let porf = self.model == MemoryModel::Porf;
+        let i = self.rt(t).spin_reads.iter().position(|(l, _)| *l == loc);
+        match i {
+            // A later read of the same location reads a write at or after
+            // the earlier one's in mo (CoRR), except under `porf`, which
+            // has no coherence: there the later in mo is kept.
+            Some(i) => {
+                let before = self.threads[t as usize].spin_reads[i].1;
+                if !porf || self.graph.mo_position(loc, rf) > self.graph.mo_position(loc, before) {
+                    self.threads[t as usize].spin_reads[i].1 = rf;
+                }
+            }
+            None => self.rt(t).spin_reads.push((loc, rf)),
+        }
     }
 
     fn note_write(&mut self, t: ThreadId, loc: Loc) {
