@@ -186,6 +186,8 @@ pub struct Engine {
     unfiltered: bool,
     wants_revisits: bool,
     takes_leftmost: bool,
+    /// Whether the whole kept graph of this execution has been replayed.
+    replayed: bool,
 }
 
 impl Engine {
@@ -195,6 +197,7 @@ impl Engine {
             unfiltered: strategy.unfiltered(),
             wants_revisits: strategy.wants_revisits(),
             takes_leftmost: strategy.takes_leftmost(),
+            replayed: false,
             graph: ExecutionGraph::new(),
             model,
             stats: Stats::default(),
@@ -246,6 +249,7 @@ impl Engine {
         if !self.strategy.next_execution(&mut self.graph, self.model) {
             return false;
         }
+        self.replayed = false;
         // One record per thread of the kept graph, made in place (growing
         // the vector one spawn at a time cloned a default record each time).
         self.threads.clear();
@@ -942,7 +946,10 @@ impl Engine {
     /// kept event is ready to run (the lowest such), or, when none is, the
     /// nondeterminism that stopped the replay. `None` once the whole kept
     /// graph has been replayed: new choices follow.
-    fn schedule_replay(&self, status: &[ThreadStatus]) -> Option<Sched> {
+    fn schedule_replay(&mut self, status: &[ThreadStatus]) -> Option<Sched> {
+        if self.replayed {
+            return None;
+        }
         let mut behind = None;
         for t in 0..self.graph.num_threads() as ThreadId {
             if self.cursor(t) >= self.graph.thread_len(t) {
@@ -953,7 +960,12 @@ impl Engine {
             }
             behind.get_or_insert(t);
         }
-        let t = behind?;
+        let Some(t) = behind else {
+            // Every thread is past the kept graph, and stays past it: its
+            // new events are added at its cursor.
+            self.replayed = true;
+            return None;
+        };
         let e = EventId::new(t, self.cursor(t));
         let what = format!("thread {t} did not reach its recorded event {e:?}");
         Some(Sched::Deadlock(self.failure(
