@@ -475,14 +475,13 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Op::Observe { .. } => "observing a DRFrlx value",
         })
     };
-    if unwinding() {
-        return dummy(&op);
-    }
     if !op.is_visible() {
-        let r = with_shared(|s| s.engine.invisible(t, &op, src));
+        // (One borrow of the shared state for the unwinding test and the step.)
+        let r = with_shared(|s| (!s.unwinding).then(|| s.engine.invisible(t, &op, src)));
         return match r {
-            Ok(v) => v,
-            Err(stop) => abort_with(stop),
+            None => dummy(&op),
+            Some(Ok(v)) => v,
+            Some(Err(stop)) => abort_with(stop),
         };
     }
     let fenced = needs_paired_fences(t, &op);
@@ -496,10 +495,15 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     // While the thread replays the kept graph and its event is ready, it
     // runs on without a switch to the scheduler; past it, it takes the
     // scheduling decision here (one borrow of the shared state for both).
-    let here = with_shared(|s| match s.engine.replay_inline(t, &op, src) {
-        Some(Ok(r)) => Here::Done(r),
-        Some(Err(stop)) => Here::Abort(stop),
-        None => schedule_here(s, t, op, src),
+    let here = with_shared(|s| {
+        if s.unwinding {
+            return Here::Done(dummy(&op));
+        }
+        match s.engine.replay_inline(t, &op, src) {
+            Some(Ok(r)) => Here::Done(r),
+            Some(Err(stop)) => Here::Abort(stop),
+            None => schedule_here(s, t, op, src),
+        }
     });
     let r = match here {
         Here::Done(r) => r,
