@@ -11,8 +11,8 @@
 //! implemented where its comment says:
 //!
 //! 1. **Program order, spawn, join** order both spaces
-//!    (`ExecutionGraph::compute_views`: the predecessor's clock is copied
-//!    whole, both components).
+//!    (`graph/views.rs`: a new event starts from its predecessor's view,
+//!    both components, and its own prefix counts in both).
 //! 2. **Atomic synchronization** (release/acquire, fences, release
 //!    sequences) orders both spaces: the view a release publishes is the
 //!    whole clock, both components, and an acquire joins it whole

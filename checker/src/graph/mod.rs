@@ -3,8 +3,8 @@
 //! writes in mo order, the initial write implicitly first).
 //!
 //! The graph also computes the views of every event when it is added (see
-//! [`ExecutionGraph::compute_views`]); each rule there cites the RC11
-//! definition it implements.
+//! `views.rs`, where each rule cites the RC11 definition it implements,
+//! and [`ExecutionGraph::hb`] and its neighbours to ask them).
 
 use crate::clock::Clock;
 use crate::event::*;

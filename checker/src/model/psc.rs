@@ -68,7 +68,7 @@ struct Access {
 
 /// Whether psc is acyclic in `g`, or `None` when the graph is not one this
 /// shortcut decides (it has a seq_cst fence, a barrier, or more than
-/// [`MAX_ACCESSES`] seq_cst accesses): the caller then
+/// 64 seq_cst accesses): the caller then
 /// asks the relation algebra. `scoped`: psc relates only mutually
 /// scope-inclusive events (`src11`).
 pub fn acyclic(g: &ExecutionGraph, scoped: bool) -> Option<bool> {

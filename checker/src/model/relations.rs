@@ -285,7 +285,7 @@ impl Relations {
         // edges (they order execution and feed hb), but a release fence
         // does not reach another thread's writes through them, nor does a
         // write continue another thread's release sequence, as the views
-        // have it (`compute_views` keeps fences and release heads per thread).
+        // have it (`graph/views.rs` keeps fences and release heads per thread).
         let sb = po.filter(|a, b| init_loc[a].is_none() && init_loc[b].is_none() && ids[a].thread == ids[b].thread);
         let rfrmw = rf_sync.compose(&rmw).closure().with_identity(is_write);
         let mut rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));

@@ -27,9 +27,9 @@ pub(crate) struct ColouredStack {
 }
 
 // SAFETY: the base is the inner stack's base moved down by a multiple of
-// the stack alignment, still above its limit (the offset is far below the
-// stack size, which the pool checks), and the limit (with the guard page)
-// is the inner stack's.
+// the stack alignment, still above its limit (the offset is at most a 32nd
+// of the stack size), and the limit (with the guard page) is the inner
+// stack's.
 unsafe impl Stack for ColouredStack {
     #[inline]
     fn base(&self) -> StackPointer {
@@ -73,8 +73,9 @@ impl Pool {
         if let Some(s) = self.free.pop() {
             return s;
         }
-        // Colours only where the stack is large enough to spare them.
-        let span = if self.size >= 8 * COLOUR_SPAN { COLOUR_SPAN } else { 1 };
+        // At most a 32nd of the stack goes to colours (the checker's own
+        // work runs on these stacks too).
+        let span = (self.size / 32).clamp(1, COLOUR_SPAN);
         let offset = (self.made * COLOUR_STEP) % span / STACK_ALIGNMENT * STACK_ALIGNMENT;
         self.made += 1;
         let inner = DefaultStack::new(self.size).unwrap_or_else(|e| {
