@@ -45,30 +45,60 @@ use std::time::{Duration, Instant};
 /// tenth of its speed.
 static CLOSURE_RUNS: AtomicU64 = AtomicU64::new(0);
 
-/// The calling thread's invocations of the program closure, added to
-/// [`CLOSURE_RUNS`] when the thread ends.
-struct RunsHere(std::cell::Cell<u64>);
+/// Which count is current: a thread's runs count only towards the count
+/// they were made in (a thread that ends after a new count began, such as
+/// a finished test's, adds nothing to it).
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Held while a thread's runs are added to [`CLOSURE_RUNS`] and while a new
+/// count begins, so that no addition lands in the count after the one it
+/// was checked against.
+static FLUSH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn flush_lock() -> std::sync::MutexGuard<'static, ()> {
+    FLUSH.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The calling thread's invocations of the program closure in the count
+/// `.0`, added to [`CLOSURE_RUNS`] when the thread ends if that count is
+/// still the current one.
+struct RunsHere(std::cell::Cell<(u64, u64)>);
 
 impl Drop for RunsHere {
     fn drop(&mut self) {
-        CLOSURE_RUNS.fetch_add(self.0.get(), StdOrdering::Relaxed);
+        let (generation, runs) = self.0.get();
+        let _held = flush_lock();
+        if generation == GENERATION.load(StdOrdering::Relaxed) {
+            CLOSURE_RUNS.fetch_add(runs, StdOrdering::Relaxed);
+        }
     }
 }
 
 thread_local! {
-    static RUNS_HERE: RunsHere = const { RunsHere(std::cell::Cell::new(0)) };
+    static RUNS_HERE: RunsHere = const { RunsHere(std::cell::Cell::new((0, 0))) };
+}
+
+/// The calling thread's runs in the current count.
+fn runs_here() -> u64 {
+    let (generation, runs) = RUNS_HERE.with(|r| r.0.get());
+    if generation == GENERATION.load(StdOrdering::Relaxed) {
+        runs
+    } else {
+        0
+    }
 }
 
 /// Invocations of the program closure so far: by finished threads and by
 /// the calling one.
 fn closure_runs() -> u64 {
-    CLOSURE_RUNS.load(StdOrdering::Relaxed) + RUNS_HERE.with(|r| r.0.get())
+    CLOSURE_RUNS.load(StdOrdering::Relaxed) + runs_here()
 }
 
 /// Starts counting invocations afresh.
 fn reset_closure_runs() {
+    let _held = flush_lock();
+    GENERATION.fetch_add(1, StdOrdering::Relaxed);
     CLOSURE_RUNS.store(0, StdOrdering::Relaxed);
-    RUNS_HERE.with(|r| r.0.set(0));
 }
 
 /// The tool runners keep process-wide counters: tests that run a tool hold
@@ -78,12 +108,14 @@ pub(crate) fn tests_serial() -> std::sync::MutexGuard<'static, ()> {
     static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
+
 /// Counts program runs whose outcome the program's own logic forbids (the
 /// programs report this instead of panicking, so every tool runs to the end).
 static FORBIDDEN: AtomicU64 = AtomicU64::new(0);
 
 fn count_run() {
-    RUNS_HERE.with(|r| r.0.set(r.0.get() + 1));
+    let runs = runs_here() + 1;
+    RUNS_HERE.with(|r| r.0.set((GENERATION.load(StdOrdering::Relaxed), runs)));
 }
 
 fn record_outcome(allowed: bool) {
