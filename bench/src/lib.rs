@@ -885,6 +885,10 @@ pub struct Options {
     /// executions (a size at which to read memory use; the row then counts
     /// the executions explored, not the program's whole number).
     pub max_executions: Option<u64>,
+    /// Runs of each (program, tool); the table shows the run with the
+    /// median wall time, the tools of a program alternated run by run (on
+    /// a machine whose speed drifts, one-shot times are not comparable).
+    pub repeat: usize,
 }
 
 impl Default for Options {
@@ -899,6 +903,7 @@ impl Default for Options {
             // searches run for many minutes (README) and are cut here.
             timeout: Duration::from_secs(300),
             max_executions: None,
+            repeat: 1,
         }
     }
 }
@@ -928,6 +933,8 @@ pub fn usage() -> String {
          \x20 --seed N           seed of scopecheck's random strategy (default 1)\n\
          \x20 --model cpp20|rc11|sc  memory model of the scopecheck runs (default cpp20)\n\
          \x20 --timeout SECS     stop one (program, tool) run after SECS seconds (default 300)\n\
+         \x20 --repeat N         run each (program, tool) N times, the tools of a program alternated run\n\
+         \x20                    by run, and show the run with the median wall time (default 1)\n\
          \x20 --max-executions N stop scopecheck's exhaustive and parallel runs after N executions\n\
          \x20                    (to read memory use at a given size; the counts are then partial)\n\
          \x20 --list             list the programs and exit\n\
@@ -993,6 +1000,13 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, St
                     .map_err(|e| format!("--iterations: {e}"))?
             }
             "--seed" => opts.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--repeat" => {
+                let n: usize = value("--repeat")?.parse().map_err(|e| format!("--repeat: {e}"))?;
+                if n == 0 {
+                    return Err("--repeat: at least 1".into());
+                }
+                opts.repeat = n;
+            }
             "--max-executions" => {
                 let n = value("--max-executions")?;
                 opts.max_executions = Some(n.parse().map_err(|e| format!("--max-executions: {e}"))?);
@@ -1453,6 +1467,14 @@ pub fn notes(opts: &Options) -> String {
         "Each row runs in its own child process, stopped after --timeout ({} s).",
         opts.timeout.as_secs()
     );
+    if opts.repeat > 1 {
+        let _ = writeln!(
+            s,
+            "Each row is the run with the median wall time of {} (--repeat), the tools of a program",
+            opts.repeat
+        );
+        let _ = writeln!(s, "alternated run by run; every run's time is listed above the notes.");
+    }
     if let Some(n) = opts.max_executions {
         let _ = writeln!(
             s,
@@ -1490,10 +1512,35 @@ pub fn run(opts: &Options) -> Vec<Row> {
     );
     println!("{}", header());
     let mut rows: Vec<Row> = Vec::new();
+    let mut walls: Vec<String> = Vec::new();
     for &program in &opts.programs {
-        for &tool in &opts.tools {
-            let row = run_in_child(program, tool, opts);
-            rows.push(row);
+        let mut runs: Vec<Vec<Row>> = opts.tools.iter().map(|_| Vec::new()).collect();
+        for round in 1..=opts.repeat {
+            for (i, &tool) in opts.tools.iter().enumerate() {
+                let row = run_in_child(program, tool, opts);
+                if opts.repeat > 1 {
+                    println!(
+                        "  run {round}/{} of {} under {}: {}",
+                        opts.repeat,
+                        program.name(),
+                        tool.name(),
+                        fmt_duration(row.wall)
+                    );
+                }
+                runs[i].push(row);
+            }
+        }
+        for tool_runs in runs {
+            if opts.repeat > 1 {
+                let all: Vec<String> = tool_runs.iter().map(|r| fmt_duration(r.wall)).collect();
+                walls.push(format!(
+                    "{} {}: {}",
+                    tool_runs[0].program.name(),
+                    tool_runs[0].tool.name(),
+                    all.join(", ")
+                ));
+            }
+            rows.push(median_row(tool_runs));
             println!("{}", format_row(&rows, rows.last().unwrap()));
         }
     }
@@ -1503,9 +1550,24 @@ pub fn run(opts: &Options) -> Vec<Row> {
     for row in &rows {
         println!("{}", format_row(&rows, row));
     }
+    if !walls.is_empty() {
+        println!();
+        println!("every run's wall time:");
+        for w in &walls {
+            println!("  {w}");
+        }
+    }
     println!();
     println!("{}", notes(opts));
     rows
+}
+
+/// Of several runs of one (program, tool), the one with the median wall
+/// time (the later of the two middle ones for an even count).
+pub fn median_row(mut runs: Vec<Row>) -> Row {
+    runs.sort_by_key(|r| r.wall);
+    let mid = runs.len() / 2;
+    runs.swap_remove(mid)
 }
 
 /// Checks that make the benchmark's exit status mean something: scopecheck
@@ -1801,6 +1863,32 @@ mod tests {
             (vec![Program::CasRotation { n: 13 }], Some(250))
         );
         assert!(parse_args(["--max-executions".to_string(), "x".to_string()]).is_err());
+        let repeated = ["sb", "--repeat", "5"];
+        let Command::Run(o) = parse_args(repeated.iter().map(|s| s.to_string())).unwrap() else {
+            panic!("expected a run");
+        };
+        assert_eq!(o.repeat, 5);
+        assert!(parse_args(["--repeat".to_string(), "0".to_string()]).is_err());
+    }
+
+    /// The median run is the middle one by wall time, whatever the order
+    /// the runs came in.
+    #[test]
+    fn the_median_run_is_the_middle_one_by_wall_time() {
+        let row = |ms: u64| Row {
+            program: Program::CasRotation { n: 3 },
+            tool: Tool::ScopecheckExhaustive,
+            executions: ms,
+            closure_runs: ms,
+            forbidden: 0,
+            wall: Duration::from_millis(ms),
+            vm_hwm_kb: None,
+            problem: None,
+        };
+        let runs = vec![row(40), row(10), row(30), row(50), row(20)];
+        assert_eq!(median_row(runs).wall, Duration::from_millis(30));
+        assert_eq!(median_row(vec![row(7)]).wall, Duration::from_millis(7));
+        assert_eq!(median_row(vec![row(9), row(3)]).wall, Duration::from_millis(9));
     }
 
     /// A capped exhaustive run explores exactly the cap, counts every
