@@ -1430,13 +1430,30 @@ impl Engine {
         let unfiltered = self.unfiltered;
         let mut free = Choices::new();
         let mut taken = Candidates::new();
-        // The candidates are the writes from mo position `floor` on.
+        // An RMW that writes whatever it reads, in a strategy that explores
+        // no alternatives, can only read a write no other RMW consumed; when
+        // the last in mo is the only one (a location only RMWs wrote since
+        // its creation), that is its one candidate, whatever the coherence
+        // floor. Neither the floor nor the scan is needed.
+        let only_last = !unfiltered
+            && !self.wants_revisits
+            && self.model != MemoryModel::Porf
+            && await_.is_none()
+            && rop.always_writes()
+            && self.graph.free_writes(loc) == 1;
+        // Otherwise the candidates are the writes from mo position `floor` on.
         let floor = if unfiltered {
             0
+        } else if only_last {
+            self.graph.loc(loc).expect("loc").mo.len()
         } else {
             self.model.read_floor(&self.graph, t, loc)
         };
         let writes = self.graph.loc(loc).expect("loc").mo.len();
+        debug_assert!(
+            !only_last || !self.graph.consumed_at(loc, writes),
+            "checker invariant: the last write in mo is consumed"
+        );
         for pos in floor..=writes {
             let w = self.graph.mo_at(loc, pos);
             let v = self.graph.write_value(loc, w);

@@ -292,6 +292,12 @@ pub enum RmwOp {
 }
 
 impl RmwOp {
+    /// Whether the operation writes whatever it reads (everything but a
+    /// compare-exchange).
+    pub fn always_writes(self) -> bool {
+        !matches!(self, RmwOp::Cas { .. })
+    }
+
     /// The value the write part stores, or `None` if the operation does not
     /// write when it reads `old` (a failed compare-exchange).
     pub fn apply(self, ty: ValueType, old: Value) -> Option<Value> {

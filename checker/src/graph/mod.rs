@@ -266,6 +266,16 @@ impl ExecutionGraph {
         consumed
     }
 
+    /// How many writes of `loc` (the initial write included) no RMW has
+    /// consumed, in constant time: each complete RMW consumed exactly one
+    /// write (in every graph [`Self::consumed_at`] answers for). When it is
+    /// one, that write is the last in mo: the write part of an RMW that
+    /// consumed the last would come after it.
+    pub fn free_writes(&self, loc: Loc) -> usize {
+        let d = &self.locs[&loc];
+        d.mo.len() + 1 - d.consumed.len()
+    }
+
     /// Whether the RMW read `r` has its write part in the graph: only an
     /// RMW's own write part is an RMW write right after a read, so this
     /// needs no arithmetic ([`ReadEvent::is_exclusive`] recomputes the
