@@ -250,6 +250,12 @@ impl Engine {
             return false;
         }
         self.replayed = false;
+        // Only backward revisits, the `porf` model and the unfair progress
+        // check ask porf views; a strategy starting from an empty graph
+        // with none of them spares their joins.
+        let porf_needed =
+            self.wants_revisits || self.model == MemoryModel::Porf || self.progress.model != Progress::Fair;
+        self.graph.keep_porf(porf_needed);
         // One record per thread of the kept graph, made in place (growing
         // the vector one spawn at a time cloned a default record each time).
         self.threads.clear();
@@ -750,7 +756,22 @@ impl Engine {
         })
     }
 
+    /// Whether thread `t`, in status `st`, can take its next step. Asked
+    /// for every thread at every step: the common answer (an operation
+    /// that never waits) is given inline, the rest by
+    /// [`Engine::enabled_slow`].
+    #[inline]
     fn enabled(&self, t: ThreadId, st: &ThreadStatus, status: &[ThreadStatus]) -> bool {
+        match st {
+            ThreadStatus::Op(Op::Join { .. } | Op::Barrier { .. }, _)
+            | ThreadStatus::Op(Op::Rmw { await_: Some(_), .. }, _) => self.enabled_slow(t, st, status),
+            ThreadStatus::Op(..) => true,
+            _ => self.enabled_slow(t, st, status),
+        }
+    }
+
+    #[inline(never)]
+    fn enabled_slow(&self, t: ThreadId, st: &ThreadStatus, status: &[ThreadStatus]) -> bool {
         match st {
             ThreadStatus::Gone | ThreadStatus::Discarded => false,
             ThreadStatus::SpinWait => match self.threads.get(t as usize).and_then(|r| r.spin_wait.as_ref()) {
@@ -933,7 +954,8 @@ impl Engine {
     /// must wait for the scheduler (it is past the kept graph, or its next
     /// kept event waits for another thread).
     pub fn replay_inline(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Option<Result<OpResult, Stop>> {
-        if !self.replay_ready(t) {
+        // (Once every thread is past the kept graph, none replays again.)
+        if self.replayed || !self.replay_ready(t) {
             return None;
         }
         Some(self.step(t, src).and_then(|()| {
@@ -1442,18 +1464,22 @@ impl Engine {
             && rop.always_writes()
             && self.graph.free_writes(loc) == 1;
         // Otherwise the candidates are the writes from mo position `floor` on.
+        let writes = self.graph.loc(loc).expect("loc").mo.len();
         let floor = if unfiltered {
             0
         } else if only_last {
-            self.graph.loc(loc).expect("loc").mo.len()
+            debug_assert!(
+                !self.graph.consumed_at(loc, writes),
+                "checker invariant: the last write in mo is consumed"
+            );
+            free.push(RfChoice {
+                write: self.graph.mo_at(loc, writes),
+                spurious: false,
+            });
+            writes + 1
         } else {
             self.model.read_floor(&self.graph, t, loc)
         };
-        let writes = self.graph.loc(loc).expect("loc").mo.len();
-        debug_assert!(
-            !only_last || !self.graph.consumed_at(loc, writes),
-            "checker invariant: the last write in mo is consumed"
-        );
         for pos in floor..=writes {
             let w = self.graph.mo_at(loc, pos);
             let v = self.graph.write_value(loc, w);
@@ -1596,8 +1622,17 @@ impl Engine {
             !free || self.graph.rmw_reader_of(loc, rf, Some(rid)).is_none(),
             "checker invariant: an RMW chosen to read a free write found it consumed"
         );
-        let pos = self.graph.mo_position(loc, rf) + 1;
-        let n = self.graph.loc(loc).expect("loc").mo.len();
+        // What this needs of the location, in one look (a write part is
+        // atomic: it changes neither the location's kind nor `has_plain`).
+        let (pos, last, mutex, plain) = {
+            let d = self.graph.loc(loc).expect("loc");
+            let pos = if rf.is_init() {
+                1
+            } else {
+                d.mo.iter().rposition(|&x| x == rf).expect("the RMW's source is in mo") + 2
+            };
+            (pos, pos == d.mo.len() + 1, d.kind == LocKind::Mutex, d.has_plain)
+        };
         let id = self.push(
             t,
             EventKind::Write(WriteEvent {
@@ -1607,10 +1642,12 @@ impl Engine {
                 rmw: true,
             }),
             src,
-            pos == n + 1,
+            last,
         );
         self.graph.insert_mo(loc, id, pos);
-        self.note_write(t, loc);
+        if !mutex {
+            self.rt(t).spin_wrote = true;
+        }
         self.declarative_check()?;
         if conflict {
             self.strategy.write_added(&self.graph, id, self.model);
@@ -1620,7 +1657,7 @@ impl Engine {
             return Err(Stop::Moot);
         }
         self.strategy.write_added(&self.graph, id, self.model);
-        if self.has_plain(loc) || self.model.sync_rules().scoped {
+        if plain || self.memory.tracked(loc) || self.model.sync_rules().scoped {
             self.check_access_race(id, loc, true)?;
         }
         Ok(id)

@@ -55,6 +55,9 @@ pub struct ExecutionGraph {
     spare: Spare,
     /// The clocks of the events' views (`views.rs`).
     arena: Arena,
+    /// Whether new events leave porf out of their views (a strategy that
+    /// never asks porf: the joins are a twentieth of a random walk).
+    porf_skipped: bool,
 }
 
 /// Emptied event vectors (not part of the graph's content: a clone starts
@@ -95,6 +98,15 @@ impl ExecutionGraph {
         self.sc_events = 0;
         self.placements.clear();
         self.arena.truncate(1);
+    }
+
+    /// Whether the graph's events keep their porf views. Only an empty
+    /// graph changes (the views of events already in it stay as they are);
+    /// `false` makes [`ExecutionGraph::porf`] a checker-invariant panic.
+    pub fn keep_porf(&mut self, keep: bool) {
+        if self.threads.iter().all(|t| t.is_none()) {
+            self.porf_skipped = !keep;
+        }
     }
 
     /// Number of thread slots (some may be empty after a restriction).
@@ -610,6 +622,7 @@ impl ExecutionGraph {
             placements: self.placements.clone(),
             spare: Spare::default(),
             arena: Arena::default(),
+            porf_skipped: self.porf_skipped,
         };
         g.arena = self.arena.prefix(g.arena_needed());
         let live = |e: &EventId| view.contains(*e);

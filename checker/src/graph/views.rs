@@ -228,7 +228,21 @@ pub(super) struct NewViews {
 
 impl ExecutionGraph {
     /// The (po | rf)* predecessors of `e`, itself included.
+    ///
+    /// Only a graph that keeps porf answers ([`ExecutionGraph::keep_porf`]);
+    /// asking one that does not is a checker bug, stopped here rather than
+    /// answered wrongly.
     pub fn porf(&self, e: EventId) -> View<'_> {
+        assert!(
+            !self.porf_skipped,
+            "checker invariant: porf asked of a graph that does not keep it (its strategy said it needs none)"
+        );
+        self.porf_view(e)
+    }
+
+    /// [`ExecutionGraph::porf`] without the check (the scoped rules compute
+    /// porf in full either way).
+    fn porf_view(&self, e: EventId) -> View<'_> {
         View {
             base: self.arena.get(self.event(e).porf),
             own: Some(e),
@@ -311,14 +325,18 @@ impl ExecutionGraph {
             // A thread starts after its spawn: asw ⊆ sw, and (spawn, start) ∈ porf.
             EventKind::Start { parent: Some(sp) } => {
                 let (p, h) = (self.porf_ref(*sp), self.hb_ref(*sp));
-                porf.join(&mut self.arena, me, p);
+                if !self.porf_skipped {
+                    porf.join(&mut self.arena, me, p);
+                }
                 hb.join(&mut self.arena, me, h);
             }
             // Joining synchronizes with the end of the joined thread.
             EventKind::Join { target } => {
                 let end = EventId::new(*target, self.thread_len(*target) - 1);
                 let (p, h) = (self.porf_ref(end), self.hb_ref(end));
-                porf.join(&mut self.arena, me, p);
+                if !self.porf_skipped {
+                    porf.join(&mut self.arena, me, p);
+                }
                 hb.join(&mut self.arena, me, h);
             }
             // A barrier happens after what every member did before arriving,
@@ -326,7 +344,9 @@ impl ExecutionGraph {
             EventKind::Barrier { partners, fence, .. } => {
                 for &partner in partners {
                     let (p, h) = (self.porf_ref(partner), self.hb_ref(partner));
-                    porf.join(&mut self.arena, me, p);
+                    if !self.porf_skipped {
+                        porf.join(&mut self.arena, me, p);
+                    }
                     hb.join_fenced(&mut self.arena, me, h, *fence);
                 }
             }
@@ -336,8 +356,10 @@ impl ExecutionGraph {
             // msg(w) holds exactly those heads' views (with their fences).
             // A relaxed read keeps msg(w) for a later acquire fence.
             EventKind::Read(r) if !r.rf.is_init() => {
-                let p = self.porf_ref(r.rf);
-                porf.join(&mut self.arena, me, p);
+                if !self.porf_skipped {
+                    let p = self.porf_ref(r.rf);
+                    porf.join(&mut self.arena, me, p);
+                }
                 if r.order.is_atomic() {
                     if let Some(m) = self.msg_ref(r.rf) {
                         if r.order.is_acquire() || sc_sync {
@@ -434,7 +456,7 @@ impl ExecutionGraph {
         let (porf, hb, sync) = {
             let g = &*self;
             let prev = (me.index > 0).then(|| EventId::new(t, me.index - 1));
-            let mut porf = prev.map(|p| g.porf(p).to_clock()).unwrap_or_default();
+            let mut porf = prev.map(|p| g.porf_view(p).to_clock()).unwrap_or_default();
             let mut hb = prev.map(|p| g.hb(p).to_clock()).unwrap_or_default();
             let mut sync: ScopedSync = prev
                 .and_then(|p| g.event(p).scoped.as_deref().cloned())
@@ -444,17 +466,17 @@ impl ExecutionGraph {
             let reaches = |h: &Head| mutually_inclusive(g.actor(h.thread, h.scope), actor);
             match kind {
                 EventKind::Start { parent: Some(sp) } => {
-                    g.porf(*sp).join_into(&mut porf);
+                    g.porf_view(*sp).join_into(&mut porf);
                     g.hb(*sp).join_into(&mut hb);
                 }
                 EventKind::Join { target } => {
                     let end = EventId::new(*target, g.thread_len(*target) - 1);
-                    g.porf(end).join_into(&mut porf);
+                    g.porf_view(end).join_into(&mut porf);
                     g.hb(end).join_into(&mut hb);
                 }
                 EventKind::Barrier { partners, fence, .. } => {
                     for &p in partners {
-                        g.porf(p).join_into(&mut porf);
+                        g.porf_view(p).join_into(&mut porf);
                         let partner = g.hb(p).to_clock();
                         match fence {
                             FenceSpace::Both => hb.join(&partner),
@@ -465,7 +487,7 @@ impl ExecutionGraph {
                 }
                 EventKind::Read(r) if !r.rf.is_init() => {
                     let w = g.event(r.rf);
-                    g.porf(r.rf).join_into(&mut porf);
+                    g.porf_view(r.rf).join_into(&mut porf);
                     let linked = mutually_inclusive(g.actor(r.rf.thread, w.scope), actor);
                     if r.order.is_atomic() && linked {
                         let heads = w.scoped.as_deref().map(|s| s.heads.as_slice()).unwrap_or(&[]);
@@ -565,5 +587,96 @@ impl ExecutionGraph {
             .rev()
             .map(|i| EventId::new(t, i))
             .find(|&e| matches!(&self.event(e).kind, EventKind::Write(w) if w.loc == loc && w.order.is_release()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::SyncRules;
+    use super::*;
+    use crate::event::{Loc, LocKind, Order, ReadEvent, Scope, SourceLoc, WriteEvent};
+    use crate::space::Space;
+
+    const RULES: SyncRules = SyncRules {
+        all_sc: false,
+        same_thread_rs: false,
+        scoped: false,
+    };
+
+    /// Main allocates x, spawns thread 1, which writes x = 1 (release);
+    /// main then reads it (acquire) and writes x = 2 (relaxed).
+    fn message_passing(keep_porf: bool) -> ExecutionGraph {
+        let mut g = ExecutionGraph::new();
+        g.keep_porf(keep_porf);
+        let src = SourceLoc::caller();
+        let x = Loc::new(0, 0);
+        let push = |g: &mut ExecutionGraph, t, kind| g.push_event(t, kind, src, Scope::System, RULES, true);
+        push(&mut g, 0, EventKind::Start { parent: None });
+        push(
+            &mut g,
+            0,
+            EventKind::Alloc {
+                loc: x,
+                init: 0,
+                kind: LocKind::Atomic,
+                space: Space::Global,
+            },
+        );
+        let sp = push(&mut g, 0, EventKind::Spawn { child: 1 });
+        push(&mut g, 1, EventKind::Start { parent: Some(sp) });
+        let w = WriteEvent {
+            loc: x,
+            order: Order::Release,
+            value: 1,
+            rmw: false,
+        };
+        let w1 = push(&mut g, 1, EventKind::Write(w));
+        g.insert_mo(x, w1, 1);
+        let r = ReadEvent {
+            loc: x,
+            order: Order::Acquire,
+            rf: w1,
+            value: 1,
+            rmw: None,
+            spurious: false,
+            await_: None,
+        };
+        push(&mut g, 0, EventKind::Read(r));
+        let w2 = push(
+            &mut g,
+            0,
+            EventKind::Write(WriteEvent {
+                order: Order::Relaxed,
+                value: 2,
+                ..w
+            }),
+        );
+        g.insert_mo(x, w2, 2);
+        g
+    }
+
+    #[test]
+    fn a_graph_without_porf_has_the_same_hb_and_refuses_porf_questions() {
+        let (kept, skipped) = (message_passing(true), message_passing(false));
+        let events: Vec<EventId> = (0..2)
+            .flat_map(|t| (0..kept.thread_len(t)).map(move |i| EventId::new(t, i)))
+            .collect();
+        assert_eq!(events.len(), 7);
+        for &e in &events {
+            assert_eq!(kept.hb(e).to_clock(), skipped.hb(e).to_clock(), "hb of {e:?}");
+        }
+        // The read's porf holds thread 1's write; its hb too (acquire).
+        let read = EventId::new(0, 3);
+        assert!(kept.porf(read).contains(EventId::new(1, 1)));
+        assert!(skipped.hb(read).contains(EventId::new(1, 1)));
+        let asked = std::panic::catch_unwind(|| skipped.porf(read).to_clock());
+        assert!(
+            asked.is_err(),
+            "porf of a graph that does not keep it must not be answered"
+        );
+        // Only an empty graph changes its mind.
+        let mut g = message_passing(false);
+        g.keep_porf(true);
+        assert!(std::panic::catch_unwind(|| g.porf(read).to_clock()).is_err());
     }
 }
