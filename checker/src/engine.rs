@@ -549,7 +549,12 @@ impl Engine {
 
     fn check_loc(&self, t: ThreadId, loc: Loc, src: SourceLoc, atomic: bool) -> Result<(), Stop> {
         match self.graph.loc(loc) {
-            Some(d) if (d.kind == LocKind::Cell) != atomic => self.check_local_owner(t, loc, d, src),
+            Some(d) if (d.kind == LocKind::Cell) != atomic => {
+                if d.space != Space::Local {
+                    return Ok(());
+                }
+                self.check_local_owner(t, loc, d, src)
+            }
             Some(_) => Err(Stop::Failure(self.failure(
                 FailureKind::Internal,
                 format!("location {loc} used as the wrong kind of object at {src}"),
@@ -763,8 +768,10 @@ impl Engine {
     #[inline]
     fn enabled(&self, t: ThreadId, st: &ThreadStatus, status: &[ThreadStatus]) -> bool {
         match st {
-            ThreadStatus::Op(Op::Join { .. } | Op::Barrier { .. }, _)
-            | ThreadStatus::Op(Op::Rmw { await_: Some(_), .. }, _) => self.enabled_slow(t, st, status),
+            ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
+            ThreadStatus::Op(Op::Barrier { .. }, _) | ThreadStatus::Op(Op::Rmw { await_: Some(_), .. }, _) => {
+                self.enabled_slow(t, st, status)
+            }
             ThreadStatus::Op(..) => true,
             _ => self.enabled_slow(t, st, status),
         }
@@ -1463,15 +1470,33 @@ impl Engine {
             && await_.is_none()
             && rop.always_writes()
             && self.graph.free_writes(loc) == 1;
+        let filtered = !unfiltered
+            && self.model != MemoryModel::Porf
+            && (self.model == MemoryModel::Sc || success.is_sc() || failure.is_sc() || self.sc_check_needed());
+        if only_last && !filtered {
+            let w = self.graph.mo_max(loc);
+            debug_assert!(
+                self.graph.rmw_reader_of(loc, w, None).is_none(),
+                "checker invariant: the last write in mo is consumed"
+            );
+            let one = [RfChoice {
+                write: w,
+                spurious: false,
+            }];
+            // (Asked all the same: a random walk's later choices must not
+            // depend on whether this one had an alternative.)
+            let stamp = self.graph.next_stamp();
+            let i = self
+                .strategy
+                .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &one);
+            debug_assert_eq!(i, 0, "checker invariant: a choice outside the one offered");
+            return self.take_rmw_choice(t, loc, one[0], rop, ty, success, failure, None, src);
+        }
         // Otherwise the candidates are the writes from mo position `floor` on.
         let writes = self.graph.loc(loc).expect("loc").mo.len();
         let floor = if unfiltered {
             0
         } else if only_last {
-            debug_assert!(
-                !self.graph.consumed_at(loc, writes),
-                "checker invariant: the last write in mo is consumed"
-            );
             free.push(RfChoice {
                 write: self.graph.mo_at(loc, writes),
                 spurious: false,
@@ -1542,9 +1567,6 @@ impl Engine {
         }
         // Consistency filter (sc / psc), per choice with its order; most
         // runs need none (as `filter_reads` decides for one order).
-        let filtered = !self.unfiltered
-            && self.model != MemoryModel::Porf
-            && (self.model == MemoryModel::Sc || success.is_sc() || failure.is_sc() || self.sc_check_needed());
         let kept = if !filtered {
             free
         } else {
@@ -1565,7 +1587,24 @@ impl Engine {
         let i = self
             .strategy
             .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &kept);
-        let c = kept[i];
+        self.take_rmw_choice(t, loc, kept[i], rop, ty, success, failure, await_, src)
+    }
+
+    /// Adds an RMW of thread `t` reading the write choice `c`: its read
+    /// part, and its write part unless it fails.
+    #[allow(clippy::too_many_arguments)]
+    fn take_rmw_choice(
+        &mut self,
+        t: ThreadId,
+        loc: Loc,
+        c: RfChoice,
+        rop: RmwOp,
+        ty: ValueType,
+        success: Order,
+        failure: Order,
+        await_: Option<Await>,
+        src: SourceLoc,
+    ) -> Result<Option<OpResult>, Stop> {
         let old = self.graph.write_value(loc, c.write);
         let new = if c.spurious { None } else { rop.apply(ty, old) };
         let order = if new.is_some() {
@@ -1577,10 +1616,13 @@ impl Engine {
         let rid = self.push(
             t,
             EventKind::Read(ReadEvent {
+                loc,
+                order,
                 rf: c.write,
                 value: old,
+                rmw: Some((rop, ty, success, failure)),
                 spurious: c.spurious,
-                ..proto(order)
+                await_,
             }),
             src,
             added_max,
@@ -1594,7 +1636,8 @@ impl Engine {
         if let Some(new) = new {
             // Unless every write was offered (the reference enumerator), it
             // read a write no other RMW consumed.
-            self.new_rmw_write(t, rid, loc, new, Order::write_part(success), src, !unfiltered)?;
+            let free = !self.unfiltered;
+            self.new_rmw_write(t, rid, loc, new, Order::write_part(success), src, free)?;
         }
         Ok(Some(match rop {
             RmwOp::Cas { .. } => OpResult::Cas(old, new.is_some()),

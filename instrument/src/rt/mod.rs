@@ -908,13 +908,12 @@ fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop
 /// Starts the threads spawned since the last look, each up to its first visible step.
 fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(), Stop>> {
     loop {
+        // (Asked after every step: the common answer takes nothing.)
         let spawned = with_shared(|s| {
             s.unstarted = s.spawned.len();
-            std::mem::take(&mut s.spawned)
+            (!s.spawned.is_empty()).then(|| std::mem::take(&mut s.spawned))
         });
-        if spawned.is_empty() {
-            return None;
-        }
+        let spawned = spawned?;
         for (child, body) in spawned {
             let i = child as usize;
             if th.coroutines.len() <= i {
@@ -966,21 +965,25 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (Executio
             Sched::Blocked => break Err(Stop::Moot),
             Sched::Deadlock(f) => break Err(Stop::Failure(f)),
             Sched::Run(t) => {
-                let st = with_shared(|s| s.status[t as usize].clone());
-                match st {
-                    ThreadStatus::SpinWait => {
-                        with_shared(|s| s.engine.wake(t));
-                        outcome = resume(th, t, Resume::Go);
-                    }
-                    ThreadStatus::Op(op, src) => {
-                        let r = with_shared(|s| s.engine.visible(t, &op, src, &s.status));
-                        match r {
-                            Ok(Some(res)) => outcome = resume(th, t, Resume::Result(res)),
-                            Ok(None) => {}
-                            Err(stop) => break Err(stop),
+                // What the thread resumes with (`None`: it waits on), in
+                // one borrow of the shared state.
+                let step = with_shared(|s| {
+                    let Shared { engine, status, .. } = s;
+                    match &status[t as usize] {
+                        ThreadStatus::SpinWait => {
+                            engine.wake(t);
+                            Ok(Some(Resume::Go))
+                        }
+                        ThreadStatus::Op(op, src) => engine.visible(t, op, *src, status).map(|r| r.map(Resume::Result)),
+                        ThreadStatus::Gone | ThreadStatus::Discarded => {
+                            unreachable!("scheduled a thread that cannot run")
                         }
                     }
-                    ThreadStatus::Gone | ThreadStatus::Discarded => unreachable!("scheduled a thread that cannot run"),
+                });
+                match step {
+                    Ok(Some(with)) => outcome = resume(th, t, with),
+                    Ok(None) => {}
+                    Err(stop) => break Err(stop),
                 }
                 if outcome.is_none() {
                     outcome = start_spawned(th, pool);
