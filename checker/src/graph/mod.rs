@@ -377,19 +377,14 @@ impl ExecutionGraph {
                 d.has_plain |= r.order == Order::NonAtomic;
             }
             EventKind::Write(w) => {
-                let rmw_source = if w.rmw {
-                    let rd = EventId::new(t, id.index - 1);
-                    let ev = self.threads[ti].as_ref().expect("thread").events.get(rd.index as usize);
-                    Some((
-                        ev.and_then(|e| e.as_read()).expect("an RMW write follows its read").rf,
-                        rd,
-                    ))
-                } else {
-                    None
-                };
                 let d = self.locs.get_mut(w.loc).expect("loc");
                 d.has_plain |= w.order == Order::NonAtomic;
-                d.consumed.extend(rmw_source);
+                if w.rmw {
+                    let rd = EventId::new(t, id.index - 1);
+                    let ev = self.threads[ti].as_ref().expect("thread").events.get(rd.index as usize);
+                    let rf = ev.and_then(|e| e.as_read()).expect("an RMW write follows its read").rf;
+                    d.consumed.push((rf, rd));
+                }
             }
             EventKind::Cell { loc, .. } => self.locs.get_mut(*loc).expect("loc").cells.push(id),
             _ => {}

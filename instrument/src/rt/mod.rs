@@ -432,8 +432,17 @@ enum Here {
 /// threads. Threads spawned since the runtime last looked are not started
 /// yet, so the decision is then left to the runtime, which starts them
 /// first.
-fn schedule_here(s: &mut Shared, t: ThreadId, op: Op, src: SourceLoc) -> Here {
-    s.status[t as usize] = ThreadStatus::Op(op, src);
+fn schedule_here(s: &mut Shared, t: ThreadId, op: &Op, src: SourceLoc) -> Here {
+    // Field by field when the thread already waits at an operation (the
+    // common case): a whole new status is built on the stack and copied
+    // in with loads that straddle the stores that built it, which stall.
+    match &mut s.status[t as usize] {
+        ThreadStatus::Op(o, at) => {
+            *o = op.clone();
+            *at = src;
+        }
+        st => *st = ThreadStatus::Op(op.clone(), src),
+    }
     if s.unstarted > 0 || !s.spawned.is_empty() {
         return Here::Suspend(None);
     }
@@ -502,7 +511,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
         match s.engine.replay_inline(t, &op, src) {
             Some(Ok(r)) => Here::Done(r),
             Some(Err(stop)) => Here::Abort(stop),
-            None => schedule_here(s, t, op, src),
+            None => schedule_here(s, t, &op, src),
         }
     });
     let r = match here {
