@@ -104,6 +104,9 @@ impl RawAtomic {
         });
     }
 
+    // Inline: the caller's operation is then taken field by field, not
+    // copied with wide loads that wait on the narrow stores that built it.
+    #[inline]
     #[track_caller]
     pub(crate) fn rmw_at(&self, op: RmwOp, success: Order, failure: Order, scope: Scope) -> (Value, bool) {
         let op = match op {

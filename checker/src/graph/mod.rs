@@ -493,7 +493,12 @@ impl ExecutionGraph {
     /// Places write `w` at mo position `pos` (1 = right after the initial write).
     pub fn insert_mo(&mut self, loc: Loc, w: EventId, pos: usize) {
         let mo = &mut self.locs.get_mut(loc).expect("loc").mo;
-        mo.insert(pos - 1, w);
+        // (Most writes go last: `insert` would call memmove for nothing.)
+        if pos - 1 == mo.len() {
+            mo.push(w);
+        } else {
+            mo.insert(pos - 1, w);
+        }
     }
 
     /// Moves write `w` to mo position `pos` (positions counted without `w`).
