@@ -1461,9 +1461,9 @@ impl Engine {
         let mut taken = Candidates::new();
         // An RMW that writes whatever it reads, in a strategy that explores
         // no alternatives, can only read a write no other RMW consumed; when
-        // the last in mo is the only one (a location only RMWs wrote since
-        // its creation), that is its one candidate, whatever the coherence
-        // floor. Neither the floor nor the scan is needed.
+        // the last in mo is the only one (every write before it, plain or
+        // not, was consumed by an RMW), that is its one candidate, whatever
+        // the coherence floor. Neither the floor nor the scan is needed.
         let only_last = !unfiltered
             && !self.wants_revisits
             && self.model != MemoryModel::Porf

@@ -280,9 +280,12 @@ impl ExecutionGraph {
 
     /// How many writes of `loc` (the initial write included) no RMW has
     /// consumed, in constant time: each complete RMW consumed exactly one
-    /// write (in every graph [`Self::consumed_at`] answers for). When it is
-    /// one, that write is the last in mo: the write part of an RMW that
-    /// consumed the last would come after it.
+    /// write and no write is consumed twice in every graph
+    /// [`Self::consumed_at`] answers for (not under the reference
+    /// enumerator, `porf`, or while the explorer tries an RMW on a consumed
+    /// write; callers exclude those). When it is one, that write is the
+    /// last in mo: the write part of an RMW that consumed the last would
+    /// come after it.
     pub fn free_writes(&self, loc: Loc) -> usize {
         let d = &self.locs[&loc];
         d.mo.len() + 1 - d.consumed.len()
