@@ -14,7 +14,7 @@
 //! spawn, join and atomic synchronization order both spaces (rules 1 and 2
 //! of `space.rs`).
 
-use crate::event::{EventId, ThreadId};
+use crate::event::{EventId, FenceSpace, ThreadId};
 use crate::space::Space;
 
 /// Threads a clock holds inline. Views are copied for every event added;
@@ -224,6 +224,15 @@ impl Clock {
         }
         b.local = Some(l);
         b.normalize();
+    }
+    /// A barrier's join: `other`'s components of the spaces `fence`
+    /// orders, nothing of the others (`space.rs`, rule 3).
+    pub fn join_fenced(&mut self, other: &Clock, fence: FenceSpace) {
+        match fence {
+            FenceSpace::Both => self.join(other),
+            FenceSpace::Global => self.join_space(other, Space::Global),
+            FenceSpace::Local => self.join_space(other, Space::Local),
+        }
     }
     /// Whether the view is empty.
     #[inline]

@@ -549,12 +549,9 @@ impl Engine {
 
     fn check_loc(&self, t: ThreadId, loc: Loc, src: SourceLoc, atomic: bool) -> Result<(), Stop> {
         match self.graph.loc(loc) {
-            Some(d) if (d.kind == LocKind::Cell) != atomic => {
-                if d.space != Space::Local {
-                    return Ok(());
-                }
-                self.check_local_owner(t, loc, d, src)
-            }
+            // (Asked at every access: only local memory has an owner.)
+            Some(d) if (d.kind == LocKind::Cell) != atomic && d.space != Space::Local => Ok(()),
+            Some(d) if (d.kind == LocKind::Cell) != atomic => self.check_local_owner(t, loc, d, src),
             Some(_) => Err(Stop::Failure(self.failure(
                 FailureKind::Internal,
                 format!("location {loc} used as the wrong kind of object at {src}"),
@@ -580,9 +577,6 @@ impl Engine {
     /// earlier access's, is a misuse (the instance was shared instead of
     /// made per block). Judged on the graph, so it needs no state of its own.
     fn check_local_owner(&self, t: ThreadId, loc: Loc, d: &crate::graph::LocData, src: SourceLoc) -> Result<(), Stop> {
-        if d.space != Space::Local {
-            return Ok(());
-        }
         let me = self.graph.placement(t);
         let block = |p: &Placement| p.gpu.map(|g| (g.device, g.block));
         let created = self.graph.event(d.alloc).src;
@@ -646,14 +640,13 @@ impl Engine {
     pub fn spin(&mut self, t: ThreadId) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
-        let reads = std::mem::take(&mut r.spin_reads);
+        // Already one entry per location, the mo-latest write read there.
+        let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
-        if wrote || reads.is_empty() {
+        if wrote || read.is_empty() {
             r.spin_prev = None;
             return Ok(false);
         }
-        // Already one entry per location, the mo-latest write read there.
-        let read = reads;
         let prev = self.threads[t as usize].spin_prev.take();
         if !replaying {
             if let Some(prev) = prev {
@@ -785,7 +778,6 @@ impl Engine {
                 Some(w) => self.spin_woken(t, w),
                 None => true,
             },
-            ThreadStatus::Op(Op::Join { target }, _) => self.threads.get(*target as usize).is_some_and(|r| r.finished),
             ThreadStatus::Op(Op::Barrier { group, size, .. }, _) => {
                 let instance = self.barrier_instance(t, *group);
                 self.barrier_arrivals(*group, instance, status).len() as u32 == *size
@@ -1251,7 +1243,14 @@ impl Engine {
     }
 
     fn note_write(&mut self, t: ThreadId, loc: Loc) {
-        if self.graph.loc(loc).is_some_and(|d| d.kind != LocKind::Mutex) {
+        let kind = self.graph.loc(loc).map(|d| d.kind);
+        self.note_write_to(t, kind);
+    }
+
+    /// [`Engine::note_write`] for a location of kind `kind` already looked
+    /// up: a write to a mutex's lock word is not progress.
+    fn note_write_to(&mut self, t: ThreadId, kind: Option<LocKind>) {
+        if kind.is_some_and(|k| k != LocKind::Mutex) {
             self.rt(t).spin_wrote = true;
         }
     }
@@ -1274,15 +1273,18 @@ impl Engine {
         self.model == MemoryModel::Sc || (self.model != MemoryModel::Porf && self.graph.sc_events() >= 2)
     }
 
+    /// Whether a new access's choices (seq_cst when `sc`) are each tried
+    /// against the consistency check before one is taken: under `sc`, and
+    /// for psc once seq_cst events are involved; never for the reference
+    /// enumerator (it judges whole graphs) or under `porf`.
+    fn choices_filtered(&self, sc: bool) -> bool {
+        !self.unfiltered && self.model != MemoryModel::Porf && (sc || self.sc_check_needed())
+    }
+
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
     /// for seq_cst, need this check).
     fn filter_reads(&mut self, t: ThreadId, kind: &ReadEvent, choices: Choices, src: SourceLoc) -> Choices {
-        if self.unfiltered {
-            return choices;
-        }
-        if self.model == MemoryModel::Porf
-            || !(self.model == MemoryModel::Sc || kind.order.is_sc() || self.sc_check_needed())
-        {
+        if !self.choices_filtered(kind.order.is_sc()) {
             return choices;
         }
         let mut keep = Choices::new();
@@ -1400,10 +1402,7 @@ impl Engine {
             value,
             rmw: false,
         });
-        if !unfiltered
-            && self.model != MemoryModel::Porf
-            && (self.model == MemoryModel::Sc || order.is_sc() || self.sc_check_needed())
-        {
+        if self.choices_filtered(order.is_sc()) {
             // Tried on the graph itself in every place, then taken back.
             let id = self
                 .graph
@@ -1470,73 +1469,73 @@ impl Engine {
             && await_.is_none()
             && rop.always_writes()
             && self.graph.free_writes(loc) == 1;
-        let filtered = !unfiltered
-            && self.model != MemoryModel::Porf
-            && (self.model == MemoryModel::Sc || success.is_sc() || failure.is_sc() || self.sc_check_needed());
-        if only_last && !filtered {
+        let filtered = self.choices_filtered(success.is_sc() || failure.is_sc());
+        if only_last {
             let w = self.graph.mo_max(loc);
             debug_assert!(
                 self.graph.rmw_reader_of(loc, w, None).is_none(),
                 "checker invariant: the last write in mo is consumed"
             );
-            let one = [RfChoice {
+            let last = RfChoice {
                 write: w,
                 spurious: false,
-            }];
-            // (Asked all the same: a random walk's later choices must not
-            // depend on whether this one had an alternative.)
-            let stamp = self.graph.next_stamp();
-            let i = self
-                .strategy
-                .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &one);
-            debug_assert_eq!(i, 0, "checker invariant: a choice outside the one offered");
-            return self.take_rmw_choice(t, loc, one[0], rop, ty, success, failure, None, src);
-        }
-        // Otherwise the candidates are the writes from mo position `floor` on.
-        let writes = self.graph.loc(loc).expect("loc").mo.len();
-        let floor = if unfiltered {
-            0
-        } else if only_last {
-            free.push(RfChoice {
-                write: self.graph.mo_at(loc, writes),
-                spurious: false,
-            });
-            writes + 1
-        } else {
-            self.model.read_floor(&self.graph, t, loc)
-        };
-        for pos in floor..=writes {
-            let w = self.graph.mo_at(loc, pos);
-            let v = self.graph.write_value(loc, w);
-            if await_.is_some_and(|a| !a.admits(v)) {
-                continue;
+            };
+            if !filtered {
+                // (Asked all the same: a random walk's later choices must
+                // not depend on whether this one had an alternative.)
+                let stamp = self.graph.next_stamp();
+                let i = self.strategy.choose_rf(
+                    &self.graph,
+                    EventId::new(t, self.graph.thread_len(t)),
+                    stamp,
+                    std::slice::from_ref(&last),
+                );
+                debug_assert_eq!(i, 0, "checker invariant: a choice outside the one offered");
+                return self.take_rmw_choice(t, loc, last, rop, ty, success, failure, None, src);
             }
-            if rop.apply(ty, v).is_some() {
-                if weak && !self.just_failed_spuriously(t, loc, w) {
-                    free.push(RfChoice {
-                        write: w,
-                        spurious: true,
-                    });
+            // Filtered: the one candidate goes through the check below.
+            free.push(last);
+        } else {
+            // The candidates are the writes from mo position `floor` on.
+            let writes = self.graph.loc(loc).expect("loc").mo.len();
+            let floor = if unfiltered {
+                0
+            } else {
+                self.model.read_floor(&self.graph, t, loc)
+            };
+            for pos in floor..=writes {
+                let w = self.graph.mo_at(loc, pos);
+                let v = self.graph.write_value(loc, w);
+                if await_.is_some_and(|a| !a.admits(v)) {
+                    continue;
                 }
-                let consumed = !unfiltered
-                    && if self.model == MemoryModel::Porf {
-                        self.graph.rmw_reader_of(loc, w, None).is_some()
+                if rop.apply(ty, v).is_some() {
+                    if weak && !self.just_failed_spuriously(t, loc, w) {
+                        free.push(RfChoice {
+                            write: w,
+                            spurious: true,
+                        });
+                    }
+                    let consumed = !unfiltered
+                        && if self.model == MemoryModel::Porf {
+                            self.graph.rmw_reader_of(loc, w, None).is_some()
+                        } else {
+                            self.graph.consumed_at(loc, pos)
+                        };
+                    if consumed {
+                        taken.push(w);
                     } else {
-                        self.graph.consumed_at(loc, pos)
-                    };
-                if consumed {
-                    taken.push(w);
+                        free.push(RfChoice {
+                            write: w,
+                            spurious: false,
+                        });
+                    }
                 } else {
                     free.push(RfChoice {
                         write: w,
                         spurious: false,
                     });
                 }
-            } else {
-                free.push(RfChoice {
-                    write: w,
-                    spurious: false,
-                });
             }
         }
         let proto = |order| ReadEvent {
@@ -1665,16 +1664,12 @@ impl Engine {
             !free || self.graph.rmw_reader_of(loc, rf, Some(rid)).is_none(),
             "checker invariant: an RMW chosen to read a free write found it consumed"
         );
-        // What this needs of the location, in one look (a write part is
-        // atomic: it changes neither the location's kind nor `has_plain`).
-        let (pos, last, mutex, plain) = {
+        let pos = self.graph.mo_position(loc, rf) + 1;
+        // What else this needs of the location, in one look (a write part
+        // is atomic: it changes neither the location's kind nor `has_plain`).
+        let (last, kind, plain) = {
             let d = self.graph.loc(loc).expect("loc");
-            let pos = if rf.is_init() {
-                1
-            } else {
-                d.mo.iter().rposition(|&x| x == rf).expect("the RMW's source is in mo") + 2
-            };
-            (pos, pos == d.mo.len() + 1, d.kind == LocKind::Mutex, d.has_plain)
+            (pos == d.mo.len() + 1, d.kind, d.has_plain)
         };
         let id = self.push(
             t,
@@ -1688,9 +1683,7 @@ impl Engine {
             last,
         );
         self.graph.insert_mo(loc, id, pos);
-        if !mutex {
-            self.rt(t).spin_wrote = true;
-        }
+        self.note_write_to(t, Some(kind));
         self.declarative_check()?;
         if conflict {
             self.strategy.write_added(&self.graph, id, self.model);

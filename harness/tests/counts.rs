@@ -7,6 +7,7 @@ mod common;
 use scopecheck::sync::atomic::{AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
 use scopecheck::{thread, Builder, MemoryModel, Strategy};
+use std::collections::BTreeSet;
 
 fn join_all(hs: Vec<thread::JoinHandle<()>>) {
     for h in hs {
@@ -211,12 +212,8 @@ fn random_exploration_is_seeded_and_bounded() {
 /// Outcomes (the store thread's later load, fetch_add's value, swap's
 /// value, the final value) of a location that a relaxed store, a fetch_add
 /// and a swap share, under `strategy`.
-fn store_and_rmws_outcomes(strategy: Strategy) -> std::collections::BTreeSet<(usize, usize, usize, usize)> {
-    let mut b = Builder::new();
-    b.strategy = strategy;
-    let seen = std::rc::Rc::new(std::cell::RefCell::new(std::collections::BTreeSet::new()));
-    let s2 = seen.clone();
-    let r = b.explore(move || {
+fn store_and_rmws_outcomes(strategy: Strategy) -> BTreeSet<(usize, usize, usize, usize)> {
+    explored_outcomes(strategy, |rec: &dyn Fn((usize, usize, usize, usize))| {
         let x = Arc::new(AtomicUsize::new(0));
         let (x1, x2, x3) = (x.clone(), x.clone(), x.clone());
         let a = thread::spawn(move || {
@@ -227,12 +224,21 @@ fn store_and_rmws_outcomes(strategy: Strategy) -> std::collections::BTreeSet<(us
         let s = thread::spawn(move || x3.swap(5, Ordering::Relaxed));
         let av = a.join().unwrap();
         let (fv, sv) = (f.join().unwrap(), s.join().unwrap());
-        s2.borrow_mut().insert((av, fv, sv, x.load(Ordering::Relaxed)));
-    });
+        rec((av, fv, sv, x.load(Ordering::Relaxed)));
+    })
+}
+
+/// The outcomes `body` records under `strategy` (cpp20), which must run
+/// to the end without a failure.
+fn explored_outcomes<T, F>(strategy: Strategy, body: F) -> BTreeSet<T>
+where
+    T: Ord + Clone + std::fmt::Debug + 'static,
+    F: Fn(&dyn Fn(T)),
+{
+    let (seen, r) = common::outcomes(&common::builder(MemoryModel::Cpp20, strategy), body);
     assert!(r.failures().is_empty(), "{r}");
     assert!(r.is_complete(), "{r}");
-    let out = seen.borrow().clone();
-    out
+    seen
 }
 
 #[test]
@@ -250,7 +256,7 @@ fn random_and_pct_see_exactly_the_outcomes_of_rmws_mixed_with_a_store() {
     // probability per run (1/(n k^(d-1))), so some seeds miss one of the
     // twelve in 3000 runs (seeds 2 to 6 do), and the union of three seeds
     // is asserted. Each seed is deterministic.
-    let mut pct_union = std::collections::BTreeSet::new();
+    let mut pct_union = BTreeSet::new();
     for seed in 1..=3 {
         let random = store_and_rmws_outcomes(Strategy::Random { seed, iterations: 3000 });
         assert_eq!(random, all, "random, seed {seed}");
@@ -267,12 +273,8 @@ fn random_and_pct_see_exactly_the_outcomes_of_rmws_mixed_with_a_store() {
 
 /// (r1, r2) of: thread 1 stores x = 1 then y = 1 (relaxed); thread 2 loads
 /// y into r1 and then fetch_adds x, r2 being the value it read.
-fn stale_rmw_outcomes(strategy: Strategy) -> std::collections::BTreeSet<(usize, usize)> {
-    let mut b = Builder::new();
-    b.strategy = strategy;
-    let seen = std::rc::Rc::new(std::cell::RefCell::new(std::collections::BTreeSet::new()));
-    let s2 = seen.clone();
-    let r = b.explore(move || {
+fn stale_rmw_outcomes(strategy: Strategy) -> BTreeSet<(usize, usize)> {
+    explored_outcomes(strategy, |rec: &dyn Fn((usize, usize))| {
         let (x, y) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let (x1, y1, x2, y2) = (x.clone(), y.clone(), x.clone(), y.clone());
         let w = thread::spawn(move || {
@@ -281,11 +283,8 @@ fn stale_rmw_outcomes(strategy: Strategy) -> std::collections::BTreeSet<(usize, 
         });
         let r = thread::spawn(move || (y2.load(Ordering::Relaxed), x2.fetch_add(10, Ordering::Relaxed)));
         w.join().unwrap();
-        s2.borrow_mut().insert(r.join().unwrap());
-    });
-    assert!(r.failures().is_empty(), "{r}");
-    let out = seen.borrow().clone();
-    out
+        rec(r.join().unwrap());
+    })
 }
 
 #[test]
@@ -295,7 +294,7 @@ fn random_and_pct_let_an_rmw_read_a_write_before_the_last() {
     // gives it: when the fetch_add runs, the store is in mo and free, so
     // the RMW has two candidates, and taking only the last would lose it.
     let all = stale_rmw_outcomes(Strategy::Exhaustive);
-    let expected: std::collections::BTreeSet<_> = [(0, 0), (0, 1), (1, 0), (1, 1)].into();
+    let expected: BTreeSet<_> = [(0, 0), (0, 1), (1, 0), (1, 1)].into();
     assert_eq!(all, expected);
     assert_eq!(
         stale_rmw_outcomes(Strategy::Random {

@@ -187,7 +187,8 @@ impl LocTable {
         }
     }
 
-    /// Removes every location, keeping the records for later ones.
+    /// Removes every location, keeping the records for later ones, and the
+    /// emptied rows (a random walk clears the table every execution).
     pub(super) fn clear(&mut self) {
         let mut rows = std::mem::take(&mut self.by_thread);
         for row in &mut rows {
@@ -195,7 +196,6 @@ impl LocTable {
                 self.keep(d);
             }
         }
-        rows.clear();
         self.by_thread = rows;
     }
 

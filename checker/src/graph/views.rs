@@ -205,14 +205,12 @@ impl Pending {
     /// Joins `other`'s components of the spaces `fence` orders (a barrier:
     /// `space.rs`, rule 3).
     fn join_fenced(&mut self, arena: &mut Arena, me: EventId, other: ViewRef, fence: FenceSpace) {
-        let space = match fence {
-            FenceSpace::Both => return self.join(arena, me, other),
-            FenceSpace::Global => Space::Global,
-            FenceSpace::Local => Space::Local,
-        };
+        if fence == FenceSpace::Both {
+            return self.join(arena, me, other);
+        }
         let partner = arena.view(other).to_clock();
         self.make_fresh(arena);
-        arena.0[self.slot as usize].join_space(&partner, space);
+        arena.0[self.slot as usize].join_fenced(&partner, fence);
     }
 }
 
@@ -261,6 +259,15 @@ impl ExecutionGraph {
         ViewRef {
             slot: self.event(e).porf,
             own: Some(e),
+        }
+    }
+
+    /// Joins `from`'s porf view into `porf`, the pending porf view of the
+    /// new event `me`, unless the graph skips porf.
+    fn join_porf(&mut self, porf: &mut Pending, me: EventId, from: EventId) {
+        if !self.porf_skipped {
+            let p = self.porf_ref(from);
+            porf.join(&mut self.arena, me, p);
         }
     }
 
@@ -324,29 +331,23 @@ impl ExecutionGraph {
         match kind {
             // A thread starts after its spawn: asw ⊆ sw, and (spawn, start) ∈ porf.
             EventKind::Start { parent: Some(sp) } => {
-                let (p, h) = (self.porf_ref(*sp), self.hb_ref(*sp));
-                if !self.porf_skipped {
-                    porf.join(&mut self.arena, me, p);
-                }
+                self.join_porf(&mut porf, me, *sp);
+                let h = self.hb_ref(*sp);
                 hb.join(&mut self.arena, me, h);
             }
             // Joining synchronizes with the end of the joined thread.
             EventKind::Join { target } => {
                 let end = EventId::new(*target, self.thread_len(*target) - 1);
-                let (p, h) = (self.porf_ref(end), self.hb_ref(end));
-                if !self.porf_skipped {
-                    porf.join(&mut self.arena, me, p);
-                }
+                self.join_porf(&mut porf, me, end);
+                let h = self.hb_ref(end);
                 hb.join(&mut self.arena, me, h);
             }
             // A barrier happens after what every member did before arriving,
             // in the spaces it fences (`space.rs`, rule 3).
             EventKind::Barrier { partners, fence, .. } => {
                 for &partner in partners {
-                    let (p, h) = (self.porf_ref(partner), self.hb_ref(partner));
-                    if !self.porf_skipped {
-                        porf.join(&mut self.arena, me, p);
-                    }
+                    self.join_porf(&mut porf, me, partner);
+                    let h = self.hb_ref(partner);
                     hb.join_fenced(&mut self.arena, me, h, *fence);
                 }
             }
@@ -356,10 +357,7 @@ impl ExecutionGraph {
             // msg(w) holds exactly those heads' views (with their fences).
             // A relaxed read keeps msg(w) for a later acquire fence.
             EventKind::Read(r) if !r.rf.is_init() => {
-                if !self.porf_skipped {
-                    let p = self.porf_ref(r.rf);
-                    porf.join(&mut self.arena, me, p);
-                }
+                self.join_porf(&mut porf, me, r.rf);
                 if r.order.is_atomic() {
                     if let Some(m) = self.msg_ref(r.rf) {
                         if r.order.is_acquire() || sc_sync {
@@ -477,12 +475,7 @@ impl ExecutionGraph {
                 EventKind::Barrier { partners, fence, .. } => {
                     for &p in partners {
                         g.porf_view(p).join_into(&mut porf);
-                        let partner = g.hb(p).to_clock();
-                        match fence {
-                            FenceSpace::Both => hb.join(&partner),
-                            FenceSpace::Global => hb.join_space(&partner, Space::Global),
-                            FenceSpace::Local => hb.join_space(&partner, Space::Local),
-                        }
+                        hb.join_fenced(&g.hb(p).to_clock(), *fence);
                     }
                 }
                 EventKind::Read(r) if !r.rf.is_init() => {
