@@ -11,6 +11,7 @@ pub mod pool;
 pub mod random;
 pub mod reference;
 pub mod replay;
+mod revisit;
 pub mod trust;
 
 use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};

@@ -12,9 +12,11 @@
 //!
 //! Forward items only ever cut the current graph back, so they are kept as
 //! (stamp, choice). A revisit builds a new graph, explored as a nested level
-//! whose parent graph is saved until the level is done.
+//! whose parent graph is saved until the level is done; until its turn it
+//! is kept as what rebuilds that graph from its level's (`revisit.rs`).
 
 use super::pool::{Subtree, WorkPool};
+use super::revisit::{needs_check, revisit_graph, revisit_view, Revisit};
 use super::Strategy;
 use crate::clock::Clock;
 use crate::engine::{RfChoice, ThreadStatus};
@@ -32,8 +34,8 @@ enum Item {
     },
     /// Write `write` (stamp `stamp`) goes to mo position `pos` instead.
     Mo { write: EventId, stamp: u32, pos: usize },
-    /// A backward revisit, as the graph it produces.
-    Revisit(Box<ExecutionGraph>),
+    /// A backward revisit, as what rebuilds the graph it produces.
+    Revisit(Revisit),
 }
 
 #[derive(Default)]
@@ -161,11 +163,14 @@ impl Trust {
                     owner: None,
                 }
             }
-            Item::Revisit(g1) => Subtree {
-                graph: *g1,
-                moved_write: None,
-                owner: None,
-            },
+            Item::Revisit(rv) => {
+                let mut g = base.clone();
+                Subtree {
+                    graph: rv.rebuild(&mut g, model),
+                    moved_write: None,
+                    owner: None,
+                }
+            }
         })
     }
 
@@ -204,8 +209,9 @@ impl Trust {
                     self.write_added(graph, write, model);
                     return true;
                 }
-                Some(Item::Revisit(g1)) => {
-                    let parent = std::mem::replace(graph, *g1);
+                Some(Item::Revisit(rv)) => {
+                    let g1 = rv.rebuild(graph, model);
+                    let parent = std::mem::replace(graph, g1);
                     self.levels.last_mut().expect("level").saved = Some(parent);
                     self.levels.push(Level::default());
                     return true;
@@ -247,20 +253,6 @@ impl Trust {
         self.dealt += 1;
         k % shard.count as u64 == shard.index as u64
     }
-}
-
-/// The events a backward revisit of `r` by `w` keeps: those added up to `r`,
-/// and the porf prefix of `w`.
-fn revisit_view(g: &ExecutionGraph, r: EventId, w: EventId) -> Clock {
-    let rs = g.event(r).stamp;
-    let mut v = g.porf(w).to_clock();
-    for t in 0..g.num_threads() as ThreadId {
-        let n = g.thread_events(t).iter().take_while(|e| e.stamp <= rs).count() as u32;
-        if n > 0 {
-            v.include(EventId::new(t, n - 1));
-        }
-    }
-    v
 }
 
 /// Whether some write of `loc` mo-after `after` (other than `except`) is in `v`.
@@ -395,7 +387,6 @@ impl Strategy for Trust {
         reads.sort_by_key(|&r| std::cmp::Reverse(g.event(r).stamp));
         let wpos = g.mo_position(loc, w);
         for r in reads {
-            let re = *g.event(r).as_read().expect("read");
             // Coherence of r reading w: w at or after what r's hb forces.
             let base = if r.index > 0 {
                 g.hb(EventId::new(r.thread, r.index - 1))
@@ -410,36 +401,41 @@ impl Strategy for Trust {
             if !is_maximal_extension(g, r, w, &v) {
                 continue;
             }
-            let mut g1 = g.clone_restricted(&v);
-            g1.set_rf(r, w, false, model.sync_rules());
-            for t in 0..g1.num_threads() as ThreadId {
-                for i in 0..g1.thread_len(t) {
-                    let id = EventId::new(t, i);
-                    if prefix.contains(id) {
-                        g1.event_mut(id).revisitable = false;
-                    }
-                }
-            }
-            let value = g1.write_value(loc, w);
-            if re.await_.is_some_and(|a| !a.admits(value)) {
-                // A mutex read that now sees the mutex held: the thread waits instead.
-                let mut keep = v.clone();
-                keep.clamp(|t| if t == r.thread { r.index } else { u32::MAX });
-                g1.restrict_to_view(&keep);
-            }
             if let Some((rd, src)) = rmw_source {
                 // The other RMW reading w's source may survive the revisit (it
                 // is in w's porf prefix: under `porf` nothing keeps an RMW from
                 // reading a write its own thread's earlier RMW consumed). Then
-                // the graph breaks atomicity whatever r reads.
-                if g1.rmw_reader_of(loc, src, Some(rd)).is_some() {
+                // the graph breaks atomicity whatever r reads. (In the
+                // revisit's graph r reads w and has no write part.)
+                let survives = g
+                    .loc(loc)
+                    .expect("loc")
+                    .consumed_pairs()
+                    .any(|(s, x)| s == src && x != rd && x != r && v.contains(x.next()));
+                if survives {
                     continue;
                 }
             }
-            if model.check_graph(&g1).is_err() {
+            // The revisit's graph is built now only when it must be judged
+            // (and, in debug builds, to check the one rebuilt later).
+            let check = needs_check(g, r, w, model);
+            let built = (check || cfg!(debug_assertions)).then(|| revisit_graph(g, r, w, &v, model));
+            if let (Some(g1), Some((rd, src))) = (&built, rmw_source) {
+                debug_assert!(
+                    g1.rmw_reader_of(loc, src, Some(rd)).is_none(),
+                    "checker invariant: the revisit's atomicity test agrees with its graph"
+                );
+            }
+            if check && model.check_graph(built.as_ref().expect("built when checked")).is_err() {
                 continue;
             }
-            self.push(Item::Revisit(Box::new(g1)));
+            if let Some(g1) = &built {
+                debug_assert!(
+                    check || model.check_graph(g1).is_ok(),
+                    "checker invariant: a revisit graph that needs no check is consistent"
+                );
+            }
+            self.push(Item::Revisit(Revisit::new(g, r, w, rmw_source.is_some(), built)));
         }
     }
 }

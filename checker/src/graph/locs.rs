@@ -53,6 +53,11 @@ impl LocData {
         self.consumed.retain(|(_, r)| live(&r.next()));
     }
 
+    /// (write, RMW read) for every RMW whose write part is in the graph.
+    pub fn consumed_pairs(&self) -> impl Iterator<Item = (EventId, EventId)> + '_ {
+        self.consumed.iter().copied()
+    }
+
     /// A copy holding only the `live` events.
     pub(super) fn copy_live(&self, live: impl Fn(&EventId) -> bool) -> LocData {
         LocData {

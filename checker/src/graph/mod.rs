@@ -679,6 +679,17 @@ impl ExecutionGraph {
         self.next_stamp = max.map_or(0, |m| m + 1);
     }
 
+    /// Everything the graph holds, as text (spare allocations left out):
+    /// debug builds compare graphs built two ways with it.
+    #[cfg(debug_assertions)]
+    pub(crate) fn fingerprint(&self) -> String {
+        let locs: Vec<_> = self.locs.iter().collect();
+        format!(
+            "{:?} {:?} {} {} {:?} {:?} {}",
+            self.threads, locs, self.next_stamp, self.sc_events, self.placements, self.arena, self.porf_skipped
+        )
+    }
+
     /// Recomputes which locations have plain (non-atomic) accesses.
     fn recount_plain(&mut self) {
         let mut plain = Vec::new();
