@@ -23,6 +23,7 @@ use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::*;
 use crate::graph::{ExecutionGraph, View};
 use crate::model::MemoryModel;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 enum Item {
@@ -255,7 +256,60 @@ impl Trust {
     }
 }
 
-/// Whether some write of `loc` mo-after `after` (other than `except`) is in `v`.
+/// The end of a location's mo as a revisit sees it: the mo-latest write
+/// it keeps (other than the revisiting write) and the writes after that
+/// one, which it all deletes. Found once per location and revisit, so the
+/// maximality test asks each deleted event in constant time (or a search
+/// of the tail) instead of scanning mo per event: with N threads each
+/// adding an RMW to one location, the scans made the first execution's
+/// revisits cost N⁴.
+struct Tail {
+    loc: Loc,
+    last_kept: Option<EventId>,
+    /// The writes after `last_kept`, sorted once there are many.
+    after: SmallVec<[EventId; 16]>,
+}
+
+impl Tail {
+    fn of(g: &ExecutionGraph, loc: Loc, except: EventId, v: &Clock) -> Tail {
+        let mo = &g.loc(loc).expect("loc").mo;
+        let mut after = SmallVec::new();
+        for &x in mo.iter().rev() {
+            if x != except && v.contains(x) {
+                if after.len() > 16 {
+                    after.sort_unstable();
+                }
+                return Tail {
+                    loc,
+                    last_kept: Some(x),
+                    after,
+                };
+            }
+            after.push(x);
+        }
+        Tail {
+            loc,
+            last_kept: None,
+            after: SmallVec::new(),
+        }
+    }
+
+    /// Whether a kept write (other than the revisiting one) is mo-after
+    /// `w`, a write of the location (or its initial write).
+    fn kept_after(&self, w: EventId) -> bool {
+        let Some(k) = self.last_kept else { return false };
+        let in_tail = if self.after.len() > 16 {
+            self.after.binary_search(&w).is_ok()
+        } else {
+            self.after.contains(&w)
+        };
+        w != k && !in_tail
+    }
+}
+
+/// Whether some write of `loc` mo-after `after` (other than `except`) is in
+/// `v`, by the definition: debug builds check [`Tail::kept_after`] with it.
+#[cfg(debug_assertions)]
 fn co_after_in(g: &ExecutionGraph, loc: Loc, after: EventId, except: EventId, v: &Clock) -> bool {
     let d = g.loc(loc).expect("loc");
     let start = g.mo_position(loc, after); // index into d.mo of the first write after `after`
@@ -277,6 +331,7 @@ fn is_maximal_extension(g: &ExecutionGraph, r: EventId, w: EventId, v: &Clock) -
             }
         }
     }
+    let mut tails: SmallVec<[Tail; 2]> = SmallVec::new();
     for (id, e) in g.events() {
         if id != r && v.contains(id) {
             continue;
@@ -284,10 +339,29 @@ fn is_maximal_extension(g: &ExecutionGraph, r: EventId, w: EventId, v: &Clock) -
         if !e.revisitable || !e.added_max {
             return false;
         }
-        match &e.kind {
-            EventKind::Read(rd) if co_after_in(g, rd.loc, rd.rf, w, v) => return false,
-            EventKind::Write(wr) if co_after_in(g, wr.loc, id, w, v) => return false,
-            _ => {}
+        // A deleted read must not have a kept write mo-after the one it
+        // read, a deleted write none mo-after itself.
+        let (loc, after) = match &e.kind {
+            EventKind::Read(rd) => (rd.loc, rd.rf),
+            EventKind::Write(wr) => (wr.loc, id),
+            _ => continue,
+        };
+        let i = match tails.iter().position(|t| t.loc == loc) {
+            Some(i) => i,
+            None => {
+                tails.push(Tail::of(g, loc, w, v));
+                tails.len() - 1
+            }
+        };
+        let kept = tails[i].kept_after(after);
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(
+            kept,
+            co_after_in(g, loc, after, w, v),
+            "checker invariant: the mo tail answers as the scan of mo"
+        );
+        if kept {
+            return false;
         }
     }
     true
