@@ -163,6 +163,15 @@ impl Clock {
             Repr::Big(b) => at(&b.global, t as usize),
         }
     }
+    /// How many events of thread `t` the view contains as far as accesses
+    /// to `space` are concerned.
+    #[inline]
+    pub fn get_in(&self, space: Space, t: ThreadId) -> u32 {
+        match space {
+            Space::Global => self.get(t),
+            Space::Local => at(self.local(), t as usize),
+        }
+    }
     fn lens(&self, space: Space) -> &[u32] {
         match space {
             Space::Global => self.global(),

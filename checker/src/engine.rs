@@ -507,8 +507,8 @@ impl Engine {
                 Ok(OpResult::Loc(loc))
             }
             Op::Fence { order, .. } => {
-                self.push(t, EventKind::Fence { order }, src, true);
-                if order.is_sc() && self.model.check_graph(&self.graph).is_err() {
+                let id = self.push(t, EventKind::Fence { order }, src, true);
+                if order.is_sc() && self.model.check_added(&self.graph, id).is_err() {
                     return Err(Stop::Moot);
                 }
                 self.declarative_check()?;
@@ -1296,9 +1296,10 @@ impl Engine {
             let kind = EventKind::Read(k);
             // Tried on the graph itself and taken back (a clone per choice
             // cost more than the check).
-            self.graph
+            let id = self
+                .graph
                 .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
-            let ok = self.model.check_graph(&self.graph).is_ok();
+            let ok = self.model.check_added(&self.graph, id).is_ok();
             self.graph.pop_event(t);
             if ok {
                 keep.push(c);
@@ -1415,7 +1416,7 @@ impl Engine {
                     Some(_) => self.graph.move_mo(loc, id, p),
                 }
                 placed = Some(p);
-                if self.model.check_graph(&self.graph).is_ok() {
+                if self.model.check_added(&self.graph, id).is_ok() {
                     keep.push(p);
                 }
             }
@@ -1689,7 +1690,7 @@ impl Engine {
             self.strategy.write_added(&self.graph, id, self.model);
             return Err(Stop::Moot);
         }
-        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_graph(&self.graph).is_err() {
+        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_added(&self.graph, id).is_err() {
             return Err(Stop::Moot);
         }
         self.strategy.write_added(&self.graph, id, self.model);
@@ -1759,23 +1760,8 @@ impl Engine {
             EventKind::Write(w) => w.order,
             _ => return Ok(()),
         };
-        let d = g.loc(loc).expect("loc");
-        // A read conflicts only with writes; a write with reads too.
-        let reads = d.reads.iter().filter(|_| is_write).map(|&r| (r, false));
-        let others = d.mo.iter().map(|&w| (w, true)).chain(reads);
-        for (o, o_write) in others {
-            if o.thread == id.thread || o == id || !(is_write || o_write) {
-                continue;
-            }
-            let oe = g.event(o);
-            let o_order = match &oe.kind {
-                EventKind::Read(r) => r.order,
-                EventKind::Write(w) => w.order,
-                _ => continue,
-            };
-            if races::pair_races(g, (o, o_order.is_atomic()), (id, my_order.is_atomic()), scoped) {
-                return Err(self.race(o, id));
-            }
+        if let Some(o) = races::first_racing_access(g, id, loc, is_write, my_order.is_atomic(), scoped) {
+            return Err(self.race(o, id));
         }
         // The whole location: whether an access is atomic for its memory
         // kind can depend on every thread that touches it (seed 001: GPU

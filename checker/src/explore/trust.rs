@@ -438,28 +438,52 @@ impl Strategy for Trust {
         let wr = *we.as_write().expect("write");
         let loc = wr.loc;
         let prefix = g.porf(w);
-        let mut reads: Vec<EventId> = g
-            .loc(loc)
-            .expect("loc")
-            .reads
-            .iter()
-            .copied()
-            .filter(|&r| !prefix.contains(r) && g.event(r).revisitable)
-            .collect();
+        let d = g.loc(loc).expect("loc");
+        // The reads not in w's prefix: a suffix of each thread's reads.
+        let mut reads: Vec<EventId> = Vec::new();
+        for t in 0..d.thread_slots() as ThreadId {
+            let rs = d.thread_reads(t);
+            let from = rs.partition_point(|&i| i < prefix.get(t));
+            reads.extend(
+                rs[from..]
+                    .iter()
+                    .map(|&i| EventId::new(t, i))
+                    .filter(|&r| g.event(r).revisitable),
+            );
+        }
+        let wpos = g.mo_position(loc, w);
         let mut rmw_source = None;
         if wr.rmw {
             // An RMW that read a write another RMW already read: only revisits
             // that delete that other RMW can give a consistent graph.
             let rd = EventId::new(w.thread, w.index - 1);
             let src = g.event(rd).as_read().expect("read part").rf;
-            if let Some(other) = g.rmw_reader_of(loc, src, Some(rd)) {
+            let other = if model == MemoryModel::Porf {
+                g.rmw_reader_of(loc, src, Some(rd))
+            } else {
+                // Every other RMW's write part sits right after the write it
+                // read (and w was put right after its source): another
+                // reader of w's source has its write part right after w.
+                let found = d.mo.get(wpos).and_then(|&x| {
+                    let part = (x.index > 0).then(|| EventId::new(x.thread, x.index - 1))?;
+                    let reads_src = matches!(&g.event(x).kind, EventKind::Write(xw) if xw.rmw)
+                        && g.event(part).as_read().is_some_and(|pr| pr.rf == src);
+                    (reads_src && part != rd).then_some(part)
+                });
+                debug_assert_eq!(
+                    found,
+                    g.rmw_reader_of(loc, src, Some(rd)),
+                    "checker invariant: another RMW that read the same write sits right after it in mo"
+                );
+                found
+            };
+            if let Some(other) = other {
                 let s = g.event(other).stamp;
                 reads.retain(|&r| g.event(r).stamp <= s);
                 rmw_source = Some((rd, src));
             }
         }
         reads.sort_by_key(|&r| std::cmp::Reverse(g.event(r).stamp));
-        let wpos = g.mo_position(loc, w);
         for r in reads {
             // Coherence of r reading w: w at or after what r's hb forces.
             let base = if r.index > 0 {

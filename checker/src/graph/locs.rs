@@ -42,15 +42,110 @@ pub struct LocData {
     /// the write each complete RMW consumed. Asked for every candidate of
     /// every new RMW, so it is kept rather than found by scanning the reads.
     pub(super) consumed: Vec<(EventId, EventId)>,
+    /// The same accesses by thread (indexed by thread id), so that what a
+    /// view holds of them is a prefix per thread: the questions asked for
+    /// every new access (the latest read in a view, the accesses not in a
+    /// view) cost a binary search per thread instead of a scan of every
+    /// access of the location, which made long runs quadratic.
+    by_thread: Vec<ThreadAccesses>,
+}
+
+/// One thread's accesses of one location: event indices in program order.
+#[derive(Clone, Debug, Default)]
+struct ThreadAccesses {
+    reads: Vec<u32>,
+    writes: Vec<u32>,
+    /// The release writes among `writes` (heads of C11's same-thread
+    /// release sequences).
+    releases: Vec<u32>,
+}
+
+impl ThreadAccesses {
+    fn clear(&mut self) {
+        self.reads.clear();
+        self.writes.clear();
+        self.releases.clear();
+    }
+    /// Keeps the accesses `live` holds (a prefix of the thread).
+    fn drop_dead(&mut self, t: ThreadId, live: &impl Fn(&EventId) -> bool) {
+        for v in [&mut self.reads, &mut self.writes, &mut self.releases] {
+            while v.last().is_some_and(|&i| !live(&EventId::new(t, i))) {
+                v.pop();
+            }
+        }
+    }
+}
+
+/// Removes `i` from `v`, where it is normally last (an event taken back).
+fn remove_index(v: &mut Vec<u32>, i: u32) {
+    if v.last() == Some(&i) {
+        v.pop();
+    } else if let Some(p) = v.iter().rposition(|&x| x == i) {
+        v.remove(p);
+    }
 }
 
 impl LocData {
-    /// Drops the events that are no longer `live` from the lists.
+    /// Drops the events that are no longer `live` (a prefix of each
+    /// thread) from the lists.
     pub(super) fn drop_dead(&mut self, live: impl Fn(&EventId) -> bool) {
         self.mo.retain(|e| live(e));
         self.reads.retain(|e| live(e));
         self.cells.retain(|e| live(e));
         self.consumed.retain(|(_, r)| live(&r.next()));
+        for (t, a) in self.by_thread.iter_mut().enumerate() {
+            a.drop_dead(t as ThreadId, &live);
+        }
+    }
+
+    /// Records a new access `id` (a read, or a write that is a release if `release`).
+    pub(super) fn note_access(&mut self, id: EventId, write: bool, release: bool) {
+        let t = id.thread as usize;
+        if self.by_thread.len() <= t {
+            self.by_thread.resize_with(t + 1, ThreadAccesses::default);
+        }
+        let a = &mut self.by_thread[t];
+        if write {
+            a.writes.push(id.index);
+            if release {
+                a.releases.push(id.index);
+            }
+        } else {
+            a.reads.push(id.index);
+        }
+    }
+
+    /// Forgets the access `id` (an event taken back).
+    pub(super) fn forget_access(&mut self, id: EventId, write: bool) {
+        if let Some(a) = self.by_thread.get_mut(id.thread as usize) {
+            if write {
+                remove_index(&mut a.writes, id.index);
+                remove_index(&mut a.releases, id.index);
+            } else {
+                remove_index(&mut a.reads, id.index);
+            }
+        }
+    }
+
+    /// Number of thread slots of the per-thread index (threads beyond it
+    /// made no access).
+    pub fn thread_slots(&self) -> usize {
+        self.by_thread.len()
+    }
+
+    /// Indices (in program order) of thread `t`'s reads of this location.
+    pub fn thread_reads(&self, t: ThreadId) -> &[u32] {
+        self.by_thread.get(t as usize).map_or(&[], |a| &a.reads)
+    }
+
+    /// Indices (in program order) of thread `t`'s writes to this location.
+    pub fn thread_writes(&self, t: ThreadId) -> &[u32] {
+        self.by_thread.get(t as usize).map_or(&[], |a| &a.writes)
+    }
+
+    /// Indices (in program order) of thread `t`'s release writes to this location.
+    pub fn thread_releases(&self, t: ThreadId) -> &[u32] {
+        self.by_thread.get(t as usize).map_or(&[], |a| &a.releases)
     }
 
     /// (write, RMW read) for every RMW whose write part is in the graph.
@@ -71,6 +166,16 @@ impl LocData {
             has_plain: false,
             space: self.space,
             consumed: self.consumed.iter().copied().filter(|(_, r)| live(&r.next())).collect(),
+            by_thread: self
+                .by_thread
+                .iter()
+                .enumerate()
+                .map(|(t, a)| {
+                    let mut a = a.clone();
+                    a.drop_dead(t as ThreadId, &live);
+                    a
+                })
+                .collect(),
         }
     }
 }
@@ -136,6 +241,7 @@ impl LocTable {
                 has_plain: false,
                 space,
                 consumed: Vec::new(),
+                by_thread: Vec::new(),
             },
         };
         self.put(data);
@@ -162,6 +268,10 @@ impl LocTable {
         d.reads.clear();
         d.cells.clear();
         d.consumed.clear();
+        // (Emptied, not dropped: a random walk's next locations reuse them.)
+        for a in &mut d.by_thread {
+            a.clear();
+        }
         self.spare.push(d);
     }
 

@@ -377,10 +377,12 @@ impl ExecutionGraph {
             EventKind::Read(r) => {
                 let d = self.locs.get_mut(r.loc).expect("loc");
                 d.reads.push(id);
+                d.note_access(id, false, false);
                 d.has_plain |= r.order == Order::NonAtomic;
             }
             EventKind::Write(w) => {
                 let d = self.locs.get_mut(w.loc).expect("loc");
+                d.note_access(id, true, w.order.is_release());
                 d.has_plain |= w.order == Order::NonAtomic;
                 if w.rmw {
                     let rd = EventId::new(t, id.index - 1);
@@ -451,17 +453,25 @@ impl ExecutionGraph {
             self.sc_events -= 1;
         }
         match &e.kind {
+            // (A taken-back event is normally the last of each list it is
+            // in, or near the end: removed without a scan of the list.)
             EventKind::Read(r) => {
                 let d = self.locs.get_mut(r.loc).expect("loc");
-                d.reads.retain(|&x| x != id);
+                remove_last(&mut d.reads, id);
+                d.forget_access(id, false);
             }
             EventKind::Write(w) => {
                 let d = self.locs.get_mut(w.loc).expect("loc");
-                d.mo.retain(|&x| x != id);
-                d.consumed.retain(|(_, r)| r.next() != id);
+                remove_last(&mut d.mo, id);
+                if w.rmw {
+                    if let Some(p) = d.consumed.iter().rposition(|(_, r)| r.next() == id) {
+                        d.consumed.remove(p);
+                    }
+                }
+                d.forget_access(id, true);
             }
             EventKind::Cell { loc, .. } => {
-                self.locs.get_mut(*loc).expect("loc").cells.retain(|&x| x != id);
+                remove_last(&mut self.locs.get_mut(*loc).expect("loc").cells, id);
             }
             EventKind::Alloc { loc, .. } => {
                 self.locs.remove(*loc);
@@ -708,6 +718,16 @@ impl ExecutionGraph {
                 d.has_plain = true;
             }
         }
+    }
+}
+
+/// Removes `id` from `v`, searching from the end (where a taken-back
+/// event normally is).
+fn remove_last(v: &mut Vec<EventId>, id: EventId) {
+    if v.last() == Some(&id) {
+        v.pop();
+    } else if let Some(p) = v.iter().rposition(|&x| x == id) {
+        v.remove(p);
     }
 }
 

@@ -141,6 +141,15 @@ impl View<'_> {
         };
         self.base.get(t).max(own)
     }
+    /// How many events of thread `t` the view holds as far as accesses to
+    /// `space` are concerned.
+    pub fn get_in(&self, space: Space, t: ThreadId) -> u32 {
+        let own = match self.own {
+            Some(o) if o.thread == t => o.index + 1,
+            _ => 0,
+        };
+        self.base.get_in(space, t).max(own)
+    }
     /// The view as a clock of its own.
     pub fn to_clock(&self) -> Clock {
         let mut c = self.base.clone();
@@ -574,12 +583,23 @@ impl ExecutionGraph {
         }
     }
 
-    /// The last release write to `loc` among the first `before` events of thread `t`.
+    /// The last release write to `loc` among the first `before` events of
+    /// thread `t`: from the location's index of release writes by thread
+    /// (a scan of the thread's events made every relaxed write of a long
+    /// thread under `rc11` cost the thread's length).
     fn last_release_write(&self, t: ThreadId, before: u32, loc: Loc) -> Option<EventId> {
-        (0..before)
-            .rev()
-            .map(|i| EventId::new(t, i))
-            .find(|&e| matches!(&self.event(e).kind, EventKind::Write(w) if w.loc == loc && w.order.is_release()))
+        let rel = self.locs.get(loc).map_or(&[][..], |d| d.thread_releases(t));
+        let k = rel.partition_point(|&i| i < before);
+        let found = (k > 0).then(|| EventId::new(t, rel[k - 1]));
+        debug_assert_eq!(
+            found,
+            (0..before)
+                .rev()
+                .map(|i| EventId::new(t, i))
+                .find(|&e| matches!(&self.event(e).kind, EventKind::Write(w) if w.loc == loc && w.order.is_release())),
+            "checker invariant: the index of release writes matches the thread's events"
+        );
+        found
     }
 }
 

@@ -103,13 +103,20 @@ impl MemoryModel {
             Some(_) => {}
         }
         // The writes read by reads in hb that are not in hb themselves (those
-        // in hb are found by the scan below anyway).
+        // in hb are found by the scan below anyway). Of one thread's reads
+        // in hb (a prefix of them), the last read the mo-latest write
+        // (CoRR), so one read per thread is enough.
         let mut read: SmallVec<[EventId; 8]> = SmallVec::new();
-        for &r in &d.reads {
-            if Some(r) == skip || !hb.contains_in(space, r) {
+        for t in 0..d.thread_slots() as ThreadId {
+            let rs = d.thread_reads(t);
+            let mut k = rs.partition_point(|&i| i < hb.get_in(space, t));
+            if k > 0 && skip == Some(EventId::new(t, rs[k - 1])) {
+                k -= 1;
+            }
+            if k == 0 {
                 continue;
             }
-            let rf = g.event(r).as_read().expect("read").rf;
+            let rf = g.event(EventId::new(t, rs[k - 1])).as_read().expect("read").rf;
             if !rf.is_init() && !hb.contains_in(space, rf) {
                 read.push(rf);
             }
@@ -117,9 +124,27 @@ impl MemoryModel {
         // The floor is just after the mo-latest write that is in hb or read
         // in hb; scanning mo from its end finds it without asking any
         // write's position.
-        d.mo.iter()
-            .rposition(|w| hb.contains_in(space, *w) || read.contains(w))
-            .map_or(0, |i| i + 1)
+        let floor_with = |read: &[EventId]| {
+            d.mo.iter()
+                .rposition(|w| hb.contains_in(space, *w) || read.contains(w))
+                .map_or(0, |i| i + 1)
+        };
+        let floor = floor_with(&read);
+        #[cfg(debug_assertions)]
+        {
+            let all: Vec<EventId> = d
+                .reads
+                .iter()
+                .filter(|&&r| Some(r) != skip && hb.contains_in(space, r))
+                .map(|&r| g.event(r).as_read().expect("read").rf)
+                .collect();
+            debug_assert_eq!(
+                floor,
+                floor_with(&all),
+                "checker invariant: a thread's later reads of a location read mo-later writes"
+            );
+        }
+        floor
     }
 
     /// The writes the read that thread `t` is about to add at `loc` may read
@@ -253,6 +278,35 @@ impl MemoryModel {
                 }
             }
         }
+    }
+
+    /// [`Self::check_graph`] of `g` just after its newest event `e` was
+    /// added (nothing reads it yet) to a graph that passed it. An event with
+    /// no edge out of it, last in its thread, a write last in mo, a read of
+    /// the mo-last write or a fence, lies on no cycle of po ∪ rf ∪ mo ∪ fr, nor of
+    /// psc (whose edges all lie in (po ∪ rf ∪ mo ∪ fr)+, see
+    /// [`sc::po_eco_acyclic`]), and splits no RMW from what it read: the
+    /// graph passes without a look. Checking the whole graph for every such
+    /// event made a long run under `sc` (or with seq_cst accesses) cost its
+    /// length squared; only other choices (an older write, an earlier mo
+    /// place) are checked now. Debug builds check every graph in full.
+    pub fn check_added(self, g: &ExecutionGraph, e: EventId) -> Result<(), Axiom> {
+        let sink = e.index + 1 == g.thread_len(e.thread)
+            && match &g.event(e).kind {
+                EventKind::Read(r) => g.mo_max(r.loc) == r.rf,
+                EventKind::Write(w) => g.mo_max(w.loc) == e,
+                // Nothing is hb-after the newest event of a thread.
+                EventKind::Fence { .. } => true,
+                _ => false,
+            };
+        if sink {
+            debug_assert!(
+                self.check_graph(g).is_ok(),
+                "checker invariant: an event with no edge out keeps a consistent graph consistent"
+            );
+            return Ok(());
+        }
+        self.check_graph(g)
     }
 
     /// Every axiom of the model, from the definitions alone.
