@@ -498,8 +498,8 @@ impl ExecutionGraph {
                                 if reaches(h) {
                                     hb.join(&h.view);
                                 }
-                            } else if !sync.pending.contains(h) {
-                                sync.pending.push(h.clone());
+                            } else {
+                                add_head(&mut sync.pending, h);
                             }
                         }
                     }
@@ -537,9 +537,7 @@ impl ExecutionGraph {
                             let src = g.event(rf);
                             if mutually_inclusive(g.actor(rf.thread, src.scope), actor) {
                                 for h in src.scoped.as_deref().map(|s| s.heads.as_slice()).unwrap_or(&[]) {
-                                    if !sync.heads.contains(h) {
-                                        sync.heads.push(h.clone());
-                                    }
+                                    add_head(&mut sync.heads, h);
                                 }
                             }
                         }
@@ -551,9 +549,7 @@ impl ExecutionGraph {
                                 thread: t,
                                 scope: g.event(h).scope,
                             };
-                            if !sync.heads.contains(&head) {
-                                sync.heads.push(head);
-                            }
+                            add_head(&mut sync.heads, &head);
                         }
                     }
                 }
@@ -601,6 +597,34 @@ impl ExecutionGraph {
         );
         found
     }
+}
+
+/// Adds `h` to `list` unless a head of the same thread and scope already
+/// holds its view (one whose view `h` holds is replaced instead). The heads
+/// of one thread are its views at points of its program order, so they
+/// nest, and whether an acquire joins a head's view depends only on the
+/// head's thread and scope: a head another holds changes no view. Kept
+/// so, a list has one head per thread and scope; adding every head made
+/// each RMW of a chain of seq_cst RMWs carry (and copy) all the earlier
+/// ones under `src11`, so a chain cost its length per event.
+fn add_head(list: &mut Vec<Head>, h: &Head) {
+    let holds = |a: &Clock, b: &Clock| {
+        let mut j = a.clone();
+        j.join(b);
+        j == *a
+    };
+    for x in list.iter_mut() {
+        if x.thread == h.thread && x.scope == h.scope {
+            if holds(&x.view, &h.view) {
+                return;
+            }
+            if holds(&h.view, &x.view) {
+                *x = h.clone();
+                return;
+            }
+        }
+    }
+    list.push(h.clone());
 }
 
 #[cfg(test)]
