@@ -1690,7 +1690,8 @@ impl Engine {
             self.strategy.write_added(&self.graph, id, self.model);
             return Err(Stop::Moot);
         }
-        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_added(&self.graph, id).is_err() {
+        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_added(&self.graph, id).is_err()
+        {
             return Err(Stop::Moot);
         }
         self.strategy.write_added(&self.graph, id, self.model);

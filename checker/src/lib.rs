@@ -22,6 +22,7 @@ pub mod races;
 pub mod scope;
 pub mod space;
 pub mod token;
+pub mod work;
 
 pub use engine::{Engine, ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
 pub use event::{Op, OpResult};

@@ -108,7 +108,7 @@ pub fn find_races(g: &ExecutionGraph, scoped: bool) -> Vec<(EventId, EventId)> {
             }
         }
         #[cfg(debug_assertions)]
-        {
+        crate::work::uncounted(|| {
             let mut all = Vec::new();
             for (i, a) in acc.iter().enumerate() {
                 for b in &acc[i + 1..] {
@@ -124,7 +124,7 @@ pub fn find_races(g: &ExecutionGraph, scoped: bool) -> Vec<(EventId, EventId)> {
                 out.ends_with(&all),
                 "checker invariant: the per-thread race scan finds every racing pair in order"
             );
-        }
+        });
     }
     out
 }
@@ -185,7 +185,7 @@ pub fn first_racing_access(
     }
     let found = write.or(read);
     #[cfg(debug_assertions)]
-    {
+    crate::work::uncounted(|| {
         // The definition: the first racing access in mo, then in the reads.
         let reads = d.reads.iter().filter(|_| is_write).map(|&r| (r, false));
         let first = d.mo.iter().map(|&w| (w, true)).chain(reads).find_map(|(o, o_write)| {
@@ -199,7 +199,10 @@ pub fn first_racing_access(
             };
             pair_races(g, (o, o_atomic), (id, atomic), scoped).then_some(o)
         });
-        debug_assert_eq!(found, first, "checker invariant: the per-thread race scan finds the first race");
-    }
+        debug_assert_eq!(
+            found, first,
+            "checker invariant: the per-thread race scan finds the first race"
+        );
+    });
     found
 }

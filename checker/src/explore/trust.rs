@@ -357,7 +357,7 @@ fn is_maximal_extension(g: &ExecutionGraph, r: EventId, w: EventId, v: &Clock) -
         #[cfg(debug_assertions)]
         debug_assert_eq!(
             kept,
-            co_after_in(g, loc, after, w, v),
+            crate::work::uncounted(|| co_after_in(g, loc, after, w, v)),
             "checker invariant: the mo tail answers as the scan of mo"
         );
         if kept {
@@ -472,7 +472,7 @@ impl Strategy for Trust {
                 });
                 debug_assert_eq!(
                     found,
-                    g.rmw_reader_of(loc, src, Some(rd)),
+                    crate::work::uncounted(|| g.rmw_reader_of(loc, src, Some(rd))),
                     "checker invariant: another RMW that read the same write sits right after it in mo"
                 );
                 found

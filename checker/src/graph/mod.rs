@@ -138,6 +138,7 @@ impl ExecutionGraph {
     /// The event at `e` (not an initial write).
     #[inline]
     pub fn event(&self, e: EventId) -> &Event {
+        crate::work::event_lookup();
         &self.threads[e.thread as usize].as_ref().expect("thread exists").events[e.index as usize]
     }
 
@@ -236,6 +237,16 @@ impl ExecutionGraph {
             .iter()
             .find(|&&(src, r)| src == w && Some(r) != except)
             .map(|&(_, r)| r);
+        #[cfg(debug_assertions)]
+        crate::work::uncounted(|| {
+            self.check_rmw_reader(loc, w, except, found);
+        });
+        found
+    }
+
+    /// Debug builds: the consumed-write index agrees with the reads.
+    #[cfg(debug_assertions)]
+    fn check_rmw_reader(&self, loc: Loc, w: EventId, except: Option<EventId>, found: Option<EventId>) {
         debug_assert_eq!(
             found.is_some(),
             self.locs[&loc].reads.iter().any(|&r| {
@@ -246,7 +257,6 @@ impl ExecutionGraph {
             }),
             "checker invariant: the consumed-write index of {loc} matches its reads"
         );
-        found
     }
 
     /// Whether the write at mo position `pos` of `loc` (0: the initial
@@ -270,9 +280,11 @@ impl ExecutionGraph {
                 .as_read()
                 .map(|r| r.rf)
                 == Some(w);
+        #[cfg(debug_assertions)]
+        let by_index = crate::work::uncounted(|| self.rmw_reader_of(loc, w, None).is_some());
+        #[cfg(debug_assertions)]
         debug_assert_eq!(
-            consumed,
-            self.rmw_reader_of(loc, w, None).is_some(),
+            consumed, by_index,
             "checker invariant: each RMW's write part sits right after the write it read in mo"
         );
         consumed
@@ -295,6 +307,7 @@ impl ExecutionGraph {
     /// RMW's own write part is an RMW write right after a read, so this
     /// needs no arithmetic ([`ReadEvent::is_exclusive`] recomputes the
     /// operation).
+    #[cfg(debug_assertions)]
     fn rmw_write_follows(&self, r: EventId) -> bool {
         let next = EventId::new(r.thread, r.index + 1);
         self.contains(next) && matches!(&self.event(next).kind, EventKind::Write(w) if w.rmw)

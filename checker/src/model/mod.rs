@@ -132,15 +132,17 @@ impl MemoryModel {
         let floor = floor_with(&read);
         #[cfg(debug_assertions)]
         {
-            let all: Vec<EventId> = d
-                .reads
-                .iter()
-                .filter(|&&r| Some(r) != skip && hb.contains_in(space, r))
-                .map(|&r| g.event(r).as_read().expect("read").rf)
-                .collect();
+            let scanned = crate::work::uncounted(|| {
+                let all: Vec<EventId> = d
+                    .reads
+                    .iter()
+                    .filter(|&&r| Some(r) != skip && hb.contains_in(space, r))
+                    .map(|&r| g.event(r).as_read().expect("read").rf)
+                    .collect();
+                floor_with(&all)
+            });
             debug_assert_eq!(
-                floor,
-                floor_with(&all),
+                floor, scanned,
                 "checker invariant: a thread's later reads of a location read mo-later writes"
             );
         }
@@ -236,6 +238,7 @@ impl MemoryModel {
     pub fn check_graph(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
             MemoryModel::Sc => {
+                crate::work::full_check();
                 let ok = sc::consistent(g);
                 debug_assert_eq!(
                     ok,
@@ -254,6 +257,7 @@ impl MemoryModel {
                 if g.sc_events() < 2 {
                     return Ok(());
                 }
+                crate::work::full_check();
                 if let Some(ok) = psc::acyclic(g, self.sync_rules().scoped) {
                     debug_assert_eq!(
                         ok,
@@ -301,7 +305,7 @@ impl MemoryModel {
             };
         if sink {
             debug_assert!(
-                self.check_graph(g).is_ok(),
+                crate::work::uncounted(|| self.check_graph(g).is_ok()),
                 "checker invariant: an event with no edge out keeps a consistent graph consistent"
             );
             return Ok(());
