@@ -74,7 +74,7 @@ fn builder(model: MemoryModel, strategy: Strategy) -> Builder {
 }
 
 /// `threads` threads (main included) each running `body` on one counter.
-fn contend(b: &Builder, threads: usize, body: fn(&AtomicUsize)) -> u64 {
+fn contend(b: &Builder, threads: usize, body: Body) -> u64 {
     let r = b.explore(|| {
         let x = Arc::new(AtomicUsize::new(0));
         let hs: Vec<_> = (1..threads)
@@ -92,6 +92,12 @@ fn contend(b: &Builder, threads: usize, body: fn(&AtomicUsize)) -> u64 {
     r.executions()
 }
 
+/// A thread body on one counter.
+type Body = fn(&AtomicUsize);
+
+/// A step of a long thread: the two locations and the step's number.
+type Step = fn(&AtomicUsize, &AtomicUsize, usize);
+
 const MODELS: [MemoryModel; 4] = [
     MemoryModel::Sc,
     MemoryModel::Rc11,
@@ -108,7 +114,7 @@ const MODELS: [MemoryModel; 4] = [
 fn contending_threads_keep_the_heap_small() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let limit = 48 << 20;
-    let bodies: [(&str, fn(&AtomicUsize)); 3] = [
+    let bodies: [(&str, Body); 3] = [
         ("fetch_add", |x| {
             x.fetch_add(1, Ordering::Relaxed);
         }),
@@ -145,7 +151,7 @@ fn contending_threads_keep_the_heap_small() {
 
 /// The work of one execution of a single thread doing `ops` operations
 /// `body`, under `model`.
-fn one_thread_work(model: MemoryModel, ops: usize, body: fn(&AtomicUsize, &AtomicUsize, usize)) -> work::WorkCount {
+fn one_thread_work(model: MemoryModel, ops: usize, body: Step) -> work::WorkCount {
     let b = builder(model, Strategy::Exhaustive);
     work::reset();
     let r = b.explore(|| {
@@ -174,7 +180,7 @@ fn one_long_thread_costs_its_length() {
     // Debug builds cross-check every shortcut against a scan (quadratic on
     // purpose): smaller, still far past where the scans dominated.
     let n = if cfg!(debug_assertions) { 500 } else { 8000 };
-    let shapes: [(&str, fn(&AtomicUsize, &AtomicUsize, usize)); 9] = [
+    let shapes: [(&str, Step); 9] = [
         ("relaxed fetch_add", |x, _, _| {
             x.fetch_add(1, Ordering::Relaxed);
         }),
