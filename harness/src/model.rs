@@ -137,11 +137,14 @@ impl Builder {
     }
 
     /// Explores `f` and panics with the report if any execution fails
-    /// (so `#[should_panic]` works).
+    /// (so `#[should_panic]` works), or if a complete exploration finished
+    /// no execution at all (every one blocked: nothing was checked, so
+    /// passing would mean nothing). A run cut short by a bound before its
+    /// first execution ended passes, and its report says so.
     #[track_caller]
     pub fn check<F: Fn()>(&self, f: F) {
         let report = self.explore(f);
-        if !report.failures().is_empty() {
+        if !report.failures().is_empty() || (report.is_complete() && report.no_answer().is_some()) {
             panic!("{report}");
         }
     }

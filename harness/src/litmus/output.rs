@@ -133,6 +133,9 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(why) = &r.incomplete_reason {
         let _ = writeln!(o, "Incomplete: {why}");
     }
+    if let Some(why) = &r.no_answer {
+        let _ = writeln!(o, "No answer: {why}");
+    }
     if r.races.is_empty() {
         o.push_str("Races none\n");
     } else {
@@ -269,6 +272,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "failures": failures,
         "complete": r.complete,
         "incomplete_reason": r.incomplete_reason,
+        "no_answer": r.no_answer,
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
     })

@@ -174,6 +174,11 @@ pub struct TestResult {
     pub complete: bool,
     /// Why not, if not.
     pub incomplete_reason: Option<String>,
+    /// Why a complete run without failures has no answer: no execution
+    /// completed (each was discarded at the unroll bound, say), so there is
+    /// no final state to judge the condition on. herd answers such a test
+    /// from zero states (`No` for `exists`); scopecheck gives no verdict.
+    pub no_answer: Option<String>,
     /// The graph of the first witness: an execution satisfying the
     /// proposition for `exists` / `~exists`, one violating it for `forall`.
     pub witness: Option<ExecutionGraph>,
@@ -196,7 +201,7 @@ impl TestResult {
     /// failed or was cut short before the answer was known.
     pub fn verdict(&self) -> Option<bool> {
         let c = self.condition.as_ref()?;
-        if !self.failures.is_empty() {
+        if !self.failures.is_empty() || self.no_answer.is_some() {
             return None;
         }
         let answer = match c.quantifier {
@@ -261,6 +266,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         layout: &layout,
         file: file_static,
         unroll: opts.unroll,
+        discarded: Default::default(),
         observed: &observed,
         default_scope: match test.arch {
             Arch::C => scopecheck_checker::event::Scope::System,
@@ -411,6 +417,25 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             r.racy_executions,
         )
     };
+    // Zero final states prove nothing either way (an `exists` would read
+    // "No", a `~exists` "Ok", from executions that never happened).
+    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0).then(|| {
+        let runs = r.stats.blocked + r.stats.failed + seen.rejected;
+        let discarded = prog.discarded.load(std::sync::atomic::Ordering::Relaxed);
+        if discarded > 0 {
+            format!(
+                "no execution completed: every execution was discarded ({discarded} needed more than --unroll {} \
+                 iterations of a `while` loop; raise --unroll), so the condition is not judged",
+                opts.unroll
+            )
+        } else if seen.rejected > 0 {
+            format!(
+                "no execution completed consistently: the model rejected all {runs}, so the condition is not judged"
+            )
+        } else {
+            format!("no execution completed: all {runs} were abandoned, so the condition is not judged")
+        }
+    });
     let (witness, witness_state) = match seen.witness {
         Some((g, s)) => (Some(g), Some(s)),
         None => (None, None),
@@ -429,6 +454,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         failures,
         complete: r.complete,
         incomplete_reason: r.incomplete_reason,
+        no_answer,
         witness,
         witness_state,
         elapsed: r.elapsed,

@@ -192,6 +192,7 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         config.max_executions,
         config.max_duration.map(|d| start + d),
     ));
+    let deadline = config.max_duration.map(|d| start + d);
     let mut each = config.clone();
     each.max_executions = None;
     each.max_duration = None;
@@ -200,7 +201,12 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         let mut mine: Vec<RunResult> = Vec::new();
         while let Some(subtree) = pool.take(me) {
             let strategy = Box::new(Trust::worker(pool.clone(), subtree, me));
-            let r = run_strategy(&each, strategy, f, &mut |_, _| {});
+            // Each explorer also watches the pool's deadline inside its
+            // executions: the pool itself only looks between them.
+            let (r, cut) = run_strategy(&each, deadline, strategy, f, &mut |_, _| {});
+            if cut {
+                pool.stop(PoolStop::Deadline);
+            }
             if r.failures.len() >= each.max_failures {
                 pool.stop(PoolStop::Failures);
             }
@@ -236,10 +242,7 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         total.incomplete_reason = Some(match why {
             PoolStop::Failures => "stopped at the first failure".into(),
             PoolStop::Executions(max) => format!("stopped after max_executions = {max}"),
-            PoolStop::Deadline => format!(
-                "stopped after max_duration = {:?}",
-                config.max_duration.unwrap_or_default()
-            ),
+            PoolStop::Deadline => deadline_reason(config.max_duration.unwrap_or_default()),
         });
     }
     total.strategy = "exhaustive (parallel)";
@@ -558,6 +561,24 @@ pub fn spin() {
     }
 }
 
+/// A step that does no operation (one iteration of an interpreted loop
+/// whose body touches no memory): it lets the run's deadline stop the
+/// execution ([`RunConfig::max_duration`]) even when the thread never
+/// reaches a shim operation. Outside a model, or while an execution is
+/// torn down: nothing.
+pub fn tick() {
+    if CURRENT.with(|c| c.get()).is_none() {
+        return;
+    }
+    let r = SHARED.with(|s| match s.borrow_mut().as_mut() {
+        Some(s) if !s.unwinding => s.engine.tick(),
+        _ => Ok(()),
+    });
+    if let Err(stop) = r {
+        abort_with(stop);
+    }
+}
+
 /// Gives up the current execution without a result, like herd discards
 /// executions whose loops need more iterations than the unroll bound: the
 /// calling thread never runs again, the other threads run on (so the
@@ -710,17 +731,28 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
         Ok(s) => s,
         Err(e) => panic!("scopecheck: {e}"),
     };
-    run_strategy(config, strategy, f, on_end)
+    let deadline = config.max_duration.map(|d| Instant::now() + d);
+    run_strategy(config, deadline, strategy, f, on_end).0
+}
+
+/// Why a run stopped at its time bound. Said the same way whether the
+/// deadline passed between executions or inside one: the one it cut is
+/// neither counted nor reported, so the counts are those of the executions
+/// that finished.
+fn deadline_reason(max: Duration) -> String {
+    format!("stopped after max_duration = {max:?} (an execution the deadline cut is not counted)")
 }
 
 /// [`run_with`] with a strategy made by the caller (`config.strategy` is
-/// not looked at).
+/// not looked at) and the run's deadline (`config.max_duration` is not
+/// looked at either). Also returns whether the deadline cut an execution.
 fn run_strategy(
     config: &RunConfig,
+    deadline: Option<Instant>,
     strategy: Box<dyn Strategy>,
     f: &dyn Fn(),
     on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd),
-) -> RunResult {
+) -> (RunResult, bool) {
     let strategy_name = strategy.name();
     let engine = Engine::new(
         config.model,
@@ -728,6 +760,7 @@ fn run_strategy(
         Limits {
             max_steps: config.max_steps,
             record_races: config.record_races,
+            deadline,
         },
     );
     let mut engine = engine;
@@ -754,6 +787,7 @@ fn run_strategy(
     let mut failures = Vec::new();
     let mut incomplete_reason = None;
     let mut executions = 0u64;
+    let mut cut = false;
     loop {
         if let Some(max) = config.max_executions {
             if executions >= max {
@@ -761,17 +795,22 @@ fn run_strategy(
                 break;
             }
         }
-        if let Some(max) = config.max_duration {
-            if start.elapsed() >= max {
-                incomplete_reason = Some(format!("stopped after max_duration = {max:?}"));
-                break;
-            }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
+            break;
         }
         if !with_shared(|s| s.engine.begin_execution()) {
             break;
         }
         executions += 1;
-        let (end, failure) = run_one(f, &mut pool, &mut threads);
+        let Some((end, failure)) = run_one(f, &mut pool, &mut threads) else {
+            // The deadline passed inside the execution: it is dropped
+            // without a verdict (not counted, not shown to `on_end`, no
+            // failure), as if the run had stopped just before it.
+            cut = true;
+            incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
+            break;
+        };
         let owned = with_shared(|s| {
             let owned = s.engine.owns_execution();
             if owned {
@@ -800,7 +839,7 @@ fn run_strategy(
             s.engine.races.racy_executions,
         )
     });
-    RunResult {
+    let result = RunResult {
         stats,
         distinct,
         failures,
@@ -811,7 +850,8 @@ fn run_strategy(
         replay_diverged: diverged,
         races,
         racy_executions,
-    }
+    };
+    (result, cut)
 }
 
 struct Threads {
@@ -942,7 +982,8 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
     }
 }
 
-fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (ExecutionEnd, Option<Failure>) {
+/// Runs one execution to its end; `None` when the run's deadline cut it.
+fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> Option<(ExecutionEnd, Option<Failure>)> {
     // The vectors are kept from one execution to the next (their capacity).
     th.coroutines.clear();
     th.decision = None;
@@ -1021,8 +1062,9 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (Executio
     });
     CURRENT.with(|c| c.set(None));
     match result {
-        Ok(end) => (end, None),
-        Err(Stop::Moot) => (ExecutionEnd::Blocked, None),
-        Err(Stop::Failure(f)) => (ExecutionEnd::Failed, Some(*f)),
+        Ok(end) => Some((end, None)),
+        Err(Stop::Moot) => Some((ExecutionEnd::Blocked, None)),
+        Err(Stop::Failure(f)) => Some((ExecutionEnd::Failed, Some(*f))),
+        Err(Stop::Cut) => None,
     }
 }
