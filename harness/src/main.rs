@@ -55,6 +55,27 @@ struct DrfrlxArgs {
     /// Iterations a `while` loop may run; executions needing more are discarded.
     #[arg(long, default_value_t = 2)]
     unroll: u32,
+    /// Stop each test's check after this many executions, over all the
+    /// explorations it runs (its verdict is then incomplete, never legal).
+    #[arg(long)]
+    max_executions: Option<u64>,
+    /// Stop each test's check after this many seconds, even inside an
+    /// execution (its verdict is then incomplete, never legal).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_hyphen_values = true)]
+    timeout: Option<Duration>,
+}
+
+/// A `--timeout` value: a finite, non-negative number of seconds that a
+/// `Duration` can hold.
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let x: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(format!("`{s}` is not a finite, non-negative number of seconds"));
+    }
+    Duration::try_from_secs_f64(x).map_err(|_| format!("`{s}` seconds is too long"))
 }
 
 fn parse_infer(s: &str) -> Result<Infer, String> {
@@ -73,17 +94,21 @@ fn parse_model(s: &str) -> Result<MemoryModel, String> {
 
 /// `scopecheck drfrlx`: exit status 0 when every test is DRFrlx-legal, 1
 /// when some test has an illegal race, a failure or a non-SC result, 2 when
-/// some test could not be checked.
+/// some test could not be checked, 3 when none of those but some test's
+/// check was cut short by `--timeout` or `--max-executions` (or the cap on
+/// quantum combinations): it is then not known to be legal.
 fn drfrlx(args: DrfrlxArgs) -> ExitCode {
     let (files, walk_errors) = collect_files(&args.paths);
     let check = Check {
         infer: args.infer,
         weak_model: args.weak_model,
         quantum_values: args.quantum_values.iter().map(|&v| v as u64).collect(),
+        max_executions: args.max_executions,
+        max_duration: args.timeout,
         ..Check::new()
     };
     let mut out = std::io::stdout().lock();
-    let (mut legal, mut illegal, mut errors) = (0, 0, walk_errors.len());
+    let (mut legal, mut illegal, mut incomplete, mut errors) = (0, 0, 0, walk_errors.len());
     for e in &walk_errors {
         eprintln!("{e}");
     }
@@ -96,13 +121,18 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         };
         match outcome {
             Ok(r) => {
-                let verdict = if r.is_legal() { "legal" } else { "illegal" };
-                let _ = write!(out, "Test {name}: DRFrlx {verdict}\n{r}\n");
-                if r.is_legal() {
-                    legal += 1;
-                } else {
+                // What a cut-short check found is real; legality it cannot show.
+                let verdict = if r.is_illegal() {
                     illegal += 1;
-                }
+                    "illegal"
+                } else if r.is_legal() {
+                    legal += 1;
+                    "legal"
+                } else {
+                    incomplete += 1;
+                    "incomplete (not known to be legal)"
+                };
+                let _ = write!(out, "Test {name}: DRFrlx {verdict}\n{r}\n");
             }
             Err(e) => {
                 let _ = writeln!(out, "Test {name}: Error {}\n", e.located(&name));
@@ -113,13 +143,20 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
     }
     let _ = writeln!(
         out,
-        "{} test(s): {legal} legal, {illegal} illegal, {errors} error(s)",
-        files.len()
+        "{} test(s): {legal} legal, {illegal} illegal, {}{errors} error(s)",
+        files.len(),
+        if incomplete > 0 {
+            format!("{incomplete} incomplete, ")
+        } else {
+            String::new()
+        }
     );
     if errors > 0 {
         ExitCode::from(2)
     } else if illegal > 0 {
         ExitCode::from(1)
+    } else if incomplete > 0 {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     }
