@@ -102,6 +102,7 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     (Kind::Refused, "the locations clause names"),
     (Kind::Refused, "is not a location of this test"),
     (Kind::Refused, "one region and one type per location"),
+    (Kind::Refused, "is declared again with length"),
     // A barrier outside the opencl model (unsupported today; item 15 of
     // issue 16 makes it located, so either kind counts).
     (Kind::Refused, "barrier"),
