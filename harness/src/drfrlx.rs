@@ -256,6 +256,9 @@ struct Judged {
     graphs: Vec<ExecutionGraph>,
     graphs_dropped: bool,
     written: HashMap<Loc, BTreeSet<Value>>,
+    /// Each location's initial value, from every complete execution (not
+    /// from the kept graphs: none are kept when inference is off).
+    init: HashMap<Loc, Value>,
     unclassified_sites: BTreeSet<SourceLoc>,
     classified_sites: BTreeMap<SourceLoc, Class>,
     /// The locations each relaxed line accessed.
@@ -363,6 +366,9 @@ impl Check {
                 Err(e) => out.internal.push(e),
             }
             out.results.insert(final_state(g));
+            for (&l, d) in g.locs() {
+                out.init.entry(l).or_insert(d.init);
+            }
             for (_, e) in g.events() {
                 if let EventKind::Write(w) = &e.kind {
                     out.written.entry(w.loc).or_default().insert(w.value);
@@ -623,11 +629,7 @@ impl Check {
     /// wrote there in any SC execution, and the declared extra values.
     fn domains(&self, p: &Judged) -> HashMap<Loc, Vec<Value>> {
         let mut out = HashMap::new();
-        let init: HashMap<_, _> = p
-            .graphs
-            .first()
-            .map(|g| g.locs().map(|(&l, d)| (l, d.init)).collect())
-            .unwrap_or_default();
+        let init = &p.init;
         for (loc, vals) in &p.written {
             let mut d: BTreeSet<Value> = vals.clone();
             if let Some(&i) = init.get(loc) {
@@ -642,7 +644,7 @@ impl Check {
             v.extend(d.into_iter().filter(|x| Some(x) != init.get(loc)));
             out.insert(*loc, v);
         }
-        for (&loc, &i) in &init {
+        for (&loc, &i) in init {
             out.entry(loc).or_insert_with(|| {
                 let mut v = vec![i];
                 v.extend(self.quantum_values.iter().copied().filter(|&x| x != i));
