@@ -21,7 +21,11 @@ pub struct Builder {
     pub strategy: Strategy,
     /// Stop after this many executions; the report then says it is incomplete.
     pub max_executions: Option<u64>,
-    /// Stop after this much time; the report then says it is incomplete.
+    /// Stop after this much time, even in the middle of an execution (the
+    /// clock is read every few steps); the report then says it is
+    /// incomplete. An execution the deadline cuts is neither counted nor
+    /// reported: what it would have done is unknown. Code that loops
+    /// without touching a shim object cannot be interrupted.
     pub max_duration: Option<Duration>,
     /// Steps one thread may take in one execution before it is reported as runaway.
     pub max_steps: u64,

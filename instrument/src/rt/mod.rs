@@ -83,7 +83,10 @@ pub struct RunConfig {
     pub strategy: StrategyChoice,
     /// Stop after this many executions (the run is then incomplete).
     pub max_executions: Option<u64>,
-    /// Stop after this much time (the run is then incomplete).
+    /// Stop after this much time (the run is then incomplete), even inside
+    /// an execution: the engine reads the clock every few steps
+    /// ([`Limits::deadline`](scopecheck_checker::engine::Limits::deadline)),
+    /// and an execution it cuts is neither counted nor reported.
     pub max_duration: Option<Duration>,
     /// Steps one thread may take in one execution.
     pub max_steps: u64,
