@@ -211,3 +211,28 @@ exists (0:r0=1)\n";
     assert_eq!(r.no_answer, None);
     assert_eq!(r.verdict(), Some(true));
 }
+
+#[test]
+fn a_shard_that_owns_no_execution_is_not_a_run_without_an_answer() {
+    // Two executions split over four shards: some shards own none. Each
+    // passes (the others judge those executions), and says nothing about
+    // executions that did not complete.
+    let mut owned = 0;
+    for index in 0..4 {
+        let mut b = Builder::new();
+        b.strategy = scopecheck::Strategy::Shard { index, count: 4 };
+        let body = || {
+            let x = Arc::new(AtomicUsize::new(0));
+            let y = x.clone();
+            let h = thread::spawn(move || y.store(1, Ordering::Relaxed));
+            x.load(Ordering::Relaxed);
+            h.join().unwrap();
+        };
+        let r = b.explore(body);
+        assert!(r.is_complete() && r.failures().is_empty(), "{r}");
+        assert_eq!(r.no_answer(), None, "{r}");
+        owned += r.executions();
+        b.check(body);
+    }
+    assert_eq!(owned, 2);
+}

@@ -419,13 +419,14 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     };
     // Zero final states prove nothing either way (an `exists` would read
     // "No", a `~exists` "Ok", from executions that never happened).
-    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0).then(|| {
-        let runs = r.stats.blocked + r.stats.failed + seen.rejected;
-        let discarded = prog.discarded.load(std::sync::atomic::Ordering::Relaxed);
-        if discarded > 0 {
+    // (A shard may own no execution at all: it saw nothing to judge, and
+    // says so as a shard, not here.)
+    let runs = r.stats.complete + r.stats.blocked + r.stats.failed;
+    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0 && runs > 0).then(|| {
+        if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
             format!(
-                "no execution completed: every execution was discarded ({discarded} needed more than --unroll {} \
-                 iterations of a `while` loop; raise --unroll), so the condition is not judged",
+                "no execution completed: every execution was discarded (a `while` loop needed more than --unroll {} \
+                 iterations; raise --unroll), so the condition is not judged",
                 opts.unroll
             )
         } else if seen.rejected > 0 {
