@@ -60,6 +60,8 @@ impl Layout {
     /// Collects every location the test names (init block, parameters,
     /// condition) with its initial values.
     pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
+        // Nothing below allocates more than the limit allows.
+        super::limits::element_count(test)?;
         let mut sizes: BTreeMap<String, u32> = BTreeMap::new();
         for i in &test.init {
             match &i.target {
@@ -463,10 +465,29 @@ impl ThreadRun<'_, '_> {
                 }
             },
             StmtKind::If { cond, then, els } => {
-                if self.truth(cond) {
-                    self.block(then);
-                } else {
-                    self.block(els);
+                // An `else if` chain is walked in a loop: model threads'
+                // stacks then hold only the test's real nesting.
+                let (mut cond, mut then, mut els) = (cond, then, els);
+                loop {
+                    if self.truth(cond) {
+                        self.block(then);
+                        break;
+                    }
+                    match &els[..] {
+                        [Stmt {
+                            kind:
+                                StmtKind::If {
+                                    cond: c,
+                                    then: t,
+                                    els: e,
+                                },
+                            ..
+                        }] => (cond, then, els) = (c, t, e),
+                        _ => {
+                            self.block(els);
+                            break;
+                        }
+                    }
                 }
             }
             StmtKind::While { cond, body } => {
