@@ -609,8 +609,7 @@ pub(super) fn validate(test: &Test, model: LitmusModel, front: Front) -> Result<
                     t.index
                 ),
                 Front::Drfrlx => format!(
-                    "P{} has a barrier; the DRFrlx analysis does not support barriers (`scopecheck litmus --model \
-                     opencl` checks such tests)",
+                    "P{} has a barrier; the DRFrlx analysis has no barriers (it judges C11 atomics only)",
                     t.index
                 ),
             };
