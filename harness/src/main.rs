@@ -78,7 +78,8 @@ fn parse_model(s: &str) -> Result<MemoryModel, String> {
 
 /// `scopecheck drfrlx`: exit status 0 when every test is DRFrlx-legal, 1
 /// when some test has an illegal race, a failure or a non-SC result, 2 when
-/// some test could not be checked.
+/// some test could not be checked or the results could not be written (141
+/// when standard output's reader went away, see `cli::out`).
 fn drfrlx(args: DrfrlxArgs) -> ExitCode {
     let found = cli::files::collect(&args.paths);
     for n in &found.notes {
@@ -108,6 +109,14 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         };
         match outcome {
             Ok(r) => {
+                // The analysis takes a condition's undeclared location as 0,
+                // as `scopecheck litmus` does: say so the same way.
+                let src = scopecheck::litmus::limits::read_source(file);
+                if let Ok(test) = src.as_deref().map(scopecheck::litmus::parse) {
+                    for (pos, w) in test.map(|t| scopecheck::litmus::warnings::of(&t)).unwrap_or_default() {
+                        eprint_line(format_args!("{name}:{pos}: warning: {w}"));
+                    }
+                }
                 let verdict = if r.is_legal() { "legal" } else { "illegal" };
                 out.write(&format!("Test {name}: DRFrlx {verdict}\n{r}\n"));
                 if r.is_legal() {
@@ -210,7 +219,7 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
                 }
                 ["pct", seed, n, d] => Ok(Strategy::Pct {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
-                    iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
+                    iterations: cli::numbers::positive_u64(n).map_err(|e| format!("bad execution count: {e}"))?,
                     depth: d.parse().map_err(|_| format!("bad depth `{d}`"))?,
                 }),
                 _ => Err(format!(
@@ -227,6 +236,8 @@ struct Job {
     model: Option<LitmusModel>,
     /// The file's name in `--dot` output, unique in the run (`cli::dot`).
     dot_name: String,
+    /// Whether this is the file's first job (its warnings are printed once).
+    first_of_file: bool,
 }
 
 /// What a job produced.
@@ -323,10 +334,11 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         .iter()
         .zip(&dot_names)
         .flat_map(|(f, name)| {
-            models_for(f).into_iter().map(move |m| Job {
+            models_for(f).into_iter().enumerate().map(move |(k, m)| Job {
                 file: f.clone(),
                 model: m,
                 dot_name: name.clone(),
+                first_of_file: k == 0,
             })
         })
         .collect();
@@ -510,7 +522,7 @@ fn report(
             }
         }
     }
-    if let Ok(r) = outcome {
+    if let (Ok(r), true) = (outcome, job.first_of_file) {
         for (pos, w) in &r.warnings {
             eprint_line(format_args!("{file}:{pos}: warning: {w}"));
         }

@@ -159,6 +159,7 @@ fn bad_numbers_are_usage_errors_naming_the_option() {
         (&["litmus", "--unroll=-1"], "'--unroll <UNROLL>'"),
         (&["litmus", "--unroll", "99999999999"], "'--unroll <UNROLL>'"),
         (&["litmus", "--strategy", "random:1:0"], "'--strategy <STRATEGY>'"),
+        (&["litmus", "--strategy", "pct:1:0:2"], "'--strategy <STRATEGY>'"),
         (&["drfrlx", "--unroll=-1"], "'--unroll <UNROLL>'"),
         (
             &["drfrlx", "--quantum-values", "1,x"],
@@ -474,4 +475,19 @@ fn a_condition_naming_an_undeclared_location_is_warned_about() {
     let out = scopecheck(&["litmus", "--json", s(&f)]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["warnings"].as_array().map(Vec::len), Some(2), "{v}");
+    // Once per file, however many models run it; `drfrlx` says it too.
+    let out = scopecheck(&["litmus", "--model", "sc,rc11", s(&f)]);
+    assert_eq!(
+        text(&out.stderr).matches("warning:").count(),
+        2,
+        "{}",
+        text(&out.stderr)
+    );
+    let out = scopecheck(&["drfrlx", s(&f)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("warning:").count(), 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{file}:4:16: warning: the condition names `xx`")),
+        "{stderr}"
+    );
 }

@@ -225,7 +225,7 @@ pub fn placement_of(t: &Thread) -> Placement {
     }
     let level = |l: Level| t.placement.iter().find(|(x, _)| *x == l).map(|(_, v)| *v);
     // Distinct threads have distinct indices, so `t.index` makes a group of one.
-    let alone = 1000 + t.index;
+    let alone = 1000u32.wrapping_add(t.index);
     Placement::gpu(
         level(Level::Device).unwrap_or(0),
         level(Level::Block).unwrap_or(alone),
