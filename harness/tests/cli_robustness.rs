@@ -491,3 +491,35 @@ fn a_condition_naming_an_undeclared_location_is_warned_about() {
         "{stderr}"
     );
 }
+
+/// A thread cut by the step bound gets advice a litmus test can follow
+/// (`--unroll`), not the Rust shim's (`spin_loop`, `max_steps`).
+#[test]
+fn a_runaway_litmus_thread_gets_litmus_advice() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("spin.litmus");
+    std::fs::write(
+        &f,
+        "C spin\n{ x = 0; }\nP0 (atomic_int* x) { while (1) { atomic_thread_fence(memory_order_acquire); } }\n\
+         exists (x=1)\n",
+    )
+    .unwrap();
+    for cmd in ["litmus", "drfrlx"] {
+        let out = scopecheck(&[cmd, "--unroll", "1000000", s(&f)]);
+        let stdout = text(&out.stdout);
+        assert!(!out.status.success(), "{stdout}");
+        assert!(
+            stdout.contains(&format!(
+                "steps in one execution (at {}:3:34); a thread of a litmus test runs at most that many \
+                 operations in one execution: a `while` loop runs at most `--unroll` iterations (lower it), or \
+                 the thread is too long",
+                f.display()
+            )),
+            "{cmd}: {stdout}"
+        );
+        assert!(
+            !stdout.contains("spin_loop") && !stdout.contains("max_steps"),
+            "{cmd}: {stdout}"
+        );
+    }
+}

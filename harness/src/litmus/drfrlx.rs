@@ -13,7 +13,7 @@
 use super::ast::Test;
 use super::interp::{Layout, Program};
 use super::parser::parse;
-use super::run::{leak_name, loc_names, observed_vars, validate, Front, LitmusModel, TestError};
+use super::run::{leak_name, litmus_advice, loc_names, observed_vars, validate, Front, LitmusModel, TestError};
 use crate::drfrlx::{Check, DrfReport};
 use scopecheck_checker::event::{Order, Scope};
 use scopecheck_checker::MemoryModel;
@@ -52,7 +52,9 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);
-    Ok(check.explore(|| {
+    let mut report = check.explore(|| {
         prog.execute();
-    }))
+    });
+    litmus_advice(&mut report.failures);
+    Ok(report)
 }

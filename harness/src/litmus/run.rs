@@ -397,7 +397,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         *s.states.entry(state).or_insert(0) += 1;
     });
     let seen = seen.into_inner();
-    let failures = r.failures;
+    let mut failures = r.failures;
+    litmus_advice(&mut failures);
     // Every complete execution records exactly one final state (or, under
     // opencl, is rejected); a mismatch means the runtime and the interpreter
     // disagree about what finished.
@@ -500,6 +501,20 @@ pub(super) fn loc_names(layout: &Layout) -> Vec<String> {
         .iter()
         .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
         .collect()
+}
+
+/// The engine's advice for a runaway thread is for Rust programs
+/// (`scopecheck::hint::spin_loop()`, `max_steps`), which a litmus test
+/// cannot follow: it gets advice about what its commands have instead.
+pub(super) fn litmus_advice(failures: &mut [Failure]) {
+    for f in failures.iter_mut().filter(|f| f.kind == FailureKind::Runaway) {
+        if let Some((what, _)) = f.message.split_once("; a loop that waits") {
+            f.message = format!(
+                "{what}; a thread of a litmus test runs at most that many operations in one execution: a `while` \
+                 loop runs at most `--unroll` iterations (lower it), or the thread is too long"
+            );
+        }
+    }
 }
 
 /// A race of an opencl execution as a failure report, like the engine's.
