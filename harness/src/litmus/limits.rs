@@ -139,3 +139,38 @@ pub fn element_count(test: &Test) -> Result<u64, (Pos, String)> {
     }
     Ok(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::litmus::parse;
+
+    fn count(init: &str, cond: &str) -> Result<u64, (Pos, String)> {
+        let src = format!("C t\n{{ {init} }}\nP0 (atomic_int* x, atomic_int* y) {{ }}\nexists ({cond})\n");
+        element_count(&parse(&src).unwrap())
+    }
+
+    #[test]
+    fn counts_follow_the_layout() {
+        // Parameters and condition names count once each, arrays element by element.
+        assert_eq!(count("int a[3] = {0};", "x=0 /\\ z=0 /\\ a[1]=0"), Ok(6));
+        // A later declaration replaces an earlier one; a scalar entry keeps an array.
+        assert_eq!(count("int a[65535] = {0}; int a[2] = {0};", "x=0"), Ok(4));
+        assert_eq!(count("int a[65534] = {0}; a = 1;", "x=0"), Ok(65536));
+        // One over, at the declaration, the parameter or the condition that goes over.
+        assert_eq!(
+            count("int a[65535] = {0};", "x=0").unwrap_err().0,
+            Pos { line: 3, col: 20 }
+        );
+        assert_eq!(
+            count("int a[65534] = {0};", "z=0").unwrap_err().0,
+            Pos { line: 4, col: 1 }
+        );
+        let (pos, msg) = count("int a[2] = {0}; int b[65535] = {0};", "x=0").unwrap_err();
+        assert_eq!(pos, Pos { line: 2, col: 19 });
+        assert!(
+            msg.starts_with("array `b` has 65535 elements, 65537 locations"),
+            "{msg}"
+        );
+    }
+}
