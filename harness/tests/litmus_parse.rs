@@ -1304,8 +1304,8 @@ fn real_nesting_only() {
         depth += 1;
     }
     assert_eq!(depth, 299);
-    // The tree bound: an `else if` that would be level 1025 is refused at its `if`.
-    let arms: String = (1..1100).map(|k| format!("\nelse if (r0 == {k}) r0 = {k};")).collect();
+    // The tree bound: an `else if` that would be level 1025 is refused at its `if`...
+    let arms: String = (1..1100).map(|k| format!("\nelse if (r0 == {k}) {{}}")).collect();
     let e = parse(&in_thread(&format!("if (r0 == 0) r0 = 1;{arms}"))).unwrap_err();
     assert_eq!(e.pos, Pos { line: 5 + 1024, col: 6 }, "{e}");
     assert!(
@@ -1313,6 +1313,21 @@ fn real_nesting_only() {
             .starts_with("`else if` chain too long: this `if` is level 1025"),
         "{e}"
     );
+    // ...and a statement that would be, at the statement (here in arm 1023).
+    let arms: String = (1..1100).map(|k| format!("\nelse if (r0 == {k}) r0 = {k};")).collect();
+    let e = parse(&in_thread(&format!("if (r0 == 0) r0 = 1;{arms}"))).unwrap_err();
+    assert_eq!(
+        e.pos,
+        Pos {
+            line: 5 + 1023,
+            col: 22
+        },
+        "{e}"
+    );
+    assert!(e.message.contains("this statement is level 1025"), "{e}");
+    // 1022 arms with a statement each parse.
+    let arms: String = (1..=1022).map(|k| format!("\nelse if (r0 == {k}) r0 = {k};")).collect();
+    parse(&in_thread(&format!("if (r0 == 0) r0 = 1;{arms}"))).unwrap();
 }
 
 // ---- fuzz ----

@@ -947,6 +947,18 @@ impl Parser {
         if self.stmt_depth > NESTING_LIMIT {
             return Err(self.too_deep("statement"));
         }
+        if self.stmt_depth + self.chain > STATEMENT_TREE_LIMIT {
+            let at = self.pos();
+            return Err(Self::error(
+                at,
+                format!(
+                    "statement nested too deep in `else if` chains: this statement is level {} of the statement \
+                     tree (each `else if` is an `if` inside the `else` before it), which may be at most \
+                     {STATEMENT_TREE_LIMIT} levels deep",
+                    self.stmt_depth + self.chain
+                ),
+            ));
+        }
         let r = self.stmt_inner();
         self.stmt_depth -= 1;
         r
