@@ -83,6 +83,7 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     (Kind::Parse, "statement nested deeper"),
     (Kind::Parse, "expression nested deeper"),
     (Kind::Parse, "condition nested deeper"),
+    (Kind::Parse, "`else if` chain too long"),
     // Locations and the condition.
     (Kind::Parse, "after `locations`"),
     (Kind::Parse, "in the locations list"),
@@ -103,6 +104,9 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     (Kind::Refused, "is not a location of this test"),
     (Kind::Refused, "one region and one type per location"),
     (Kind::Refused, "is declared again with length"),
+    // Size limits (litmus/limits.rs).
+    (Kind::Refused, "memory locations in all"),
+    (Kind::Refused, "too many threads"),
     // A barrier outside the opencl model (unsupported today; item 15 of
     // issue 16 makes it located, so either kind counts).
     (Kind::Refused, "barrier"),

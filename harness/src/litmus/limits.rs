@@ -154,7 +154,8 @@ mod tests {
     fn counts_follow_the_layout() {
         // Parameters and condition names count once each, arrays element by element.
         assert_eq!(count("int a[3] = {0};", "x=0 /\\ z=0 /\\ a[1]=0"), Ok(6));
-        // A later declaration replaces an earlier one; a scalar entry keeps an array.
+        // A later declaration replaces an earlier one (the layout refuses one of
+        // another length, after this count); a scalar entry keeps an array.
         assert_eq!(count("int a[65535] = {0}; int a[2] = {0};", "x=0"), Ok(4));
         assert_eq!(count("int a[65534] = {0}; a = 1;", "x=0"), Ok(65536));
         // One over, at the declaration, the parameter or the condition that goes over.
