@@ -6,8 +6,9 @@
 //!
 //! The parse seeds are also checked for what they stand for: `err-*` seeds
 //! are refused with a located error, `run-*` seeds run and fail inside the
-//! test's program, every other seed is a valid test that runs cleanly under
-//! the parse target's bounds.
+//! test's program, `warn-*` seeds run cleanly with a warning (and only they
+//! warn), every other seed is a valid test that runs cleanly under the
+//! parse target's bounds.
 
 use scopecheck::litmus::{check_source, TestError};
 use scopecheck::MemoryModel;
@@ -174,6 +175,13 @@ fn the_parse_corpus_covers_every_construct_of_the_litmus_dialect() {
         let features = litmus_features(&src).unwrap_or_else(|e| panic!("{name} does not parse: {e}"));
         let r = check_source("fuzz.litmus", &src, &parse::options())
             .unwrap_or_else(|e| panic!("{name} is refused: {}", e.located(&name)));
+        // `warn-*` seeds are valid tests the run warns about.
+        assert_eq!(
+            name.starts_with("warn-"),
+            !r.warnings.is_empty(),
+            "{name}: warnings {:?}",
+            r.warnings
+        );
         if name.starts_with("run-") {
             assert!(!r.failures.is_empty(), "{name} should fail at run time but ran cleanly");
         } else {
