@@ -252,11 +252,17 @@ fn a_cut_check_still_reports_the_illegal_races_it_found() {
 #[test]
 fn bad_bounds_are_usage_errors_naming_the_option() {
     let f = corpus("fig2b.litmus");
-    for bad in ["-1", "nan", "inf", "1e300", "soon"] {
+    for bad in ["-1", "0", "nan", "inf", "1e300", "soon"] {
         let out = scopecheck(&["drfrlx", "--timeout", bad, f.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
         assert!(stderr.contains("--timeout"), "{bad}: {stderr}");
+    }
+    for bad in ["0", "-3", "many"] {
+        let out = scopecheck(&["drfrlx", "--max-executions", bad, f.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("--max-executions"), "{bad}: {stderr}");
     }
 }
 
