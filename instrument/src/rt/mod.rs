@@ -7,6 +7,7 @@
 //! coroutine, and the scheduler loop in [`run`] asks the engine which thread
 //! goes next.
 
+mod epoch;
 mod panic_hook;
 mod stacks;
 mod teardown;
@@ -34,6 +35,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use epoch::Born;
 pub use panic_hook::panic_message;
 
 /// How the runtime explores.
@@ -646,6 +648,7 @@ impl Drop for StateGuard {
         }
         CURRENT.with(|c| c.set(None));
         YIELDERS.with(|y| y.borrow_mut().clear());
+        epoch::leave();
         panic_hook::leave_model();
     }
 }
@@ -730,6 +733,7 @@ fn run_strategy(
     let mut failures = Vec::new();
     let mut incomplete_reason = None;
     let mut executions = 0u64;
+    let run_id = epoch::new_run();
     loop {
         if let Some(max) = config.max_executions {
             if executions >= max {
@@ -747,6 +751,7 @@ fn run_strategy(
             break;
         }
         executions += 1;
+        epoch::enter(run_id, executions);
         let (end, failure) = run_one(f, &mut pool, &mut threads);
         let owned = with_shared(|s| {
             let owned = s.engine.owns_execution();
