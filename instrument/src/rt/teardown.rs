@@ -16,9 +16,21 @@
 //! into an abort of the whole process. Even a `Drop` that reads no shim
 //! object (a drop bomb) would see an unwind the program never made.
 //!
-//! The cost is the heap the abandoned frames own: typically one `Arc`
-//! allocation per abandoned execution (measured in the commit that added
-//! this: see `docs/` and the report of issue 16).
+//! The cost is the heap the abandoned frames own, leaked once per
+//! abandoned execution: what the program allocated and its unfinished
+//! threads still hold (their `Arc`s, boxes, vectors), plus the runtime's
+//! own box and result slot per abandoned thread. Measured on three threads
+//! spinning on a flag, each holding an `Arc` of 64 bytes: 579 bytes per
+//! blocked execution (81,000 blocked executions of 864,000: 2 MB -> 48 MB
+//! in 4.9 s). Nothing else grows: the stacks are reused.
+//!
+//! One more thing stays behind when the abandoned thread was itself
+//! unwinding from a panic (suspended at a shim operation in a `Drop`, and
+//! another thread's failure ended the execution first): std's panic count
+//! of the OS thread stays raised, so `std::thread::panicking()` answers
+//! true on it from then on. Finishing that unwind would run the program's
+//! `Drop`s past the execution's end, which is what this module avoids; the
+//! old unwind aborted the process there.
 
 use super::stacks::ColouredStack;
 use super::ThreadCoroutine;
