@@ -60,7 +60,12 @@ impl Layout {
     /// Collects every location the test names (init block, parameters,
     /// condition) with its initial values.
     pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
+        // Nothing below allocates more than the limit allows.
+        super::limits::element_count(test)?;
         let mut sizes: BTreeMap<String, u32> = BTreeMap::new();
+        // Where each array was first declared: a second declaration with
+        // another length would leave the first one's elements without room.
+        let mut arrays: HashMap<&str, (u32, Pos)> = HashMap::new();
         for i in &test.init {
             match &i.target {
                 InitTarget::Loc(n) => {
@@ -69,6 +74,20 @@ impl Layout {
                 InitTarget::Array { name, len } => {
                     if *len == 0 {
                         return Err((i.pos, format!("array `{name}` has length 0")));
+                    }
+                    match arrays.get(name.as_str()) {
+                        Some(&(first, at)) if first != *len => {
+                            return Err((
+                                i.pos,
+                                format!(
+                                    "array `{name}` is declared again with length {len}; its declaration at {at} has length {first}"
+                                ),
+                            ));
+                        }
+                        Some(_) => {}
+                        None => {
+                            arrays.insert(name, (*len, i.pos));
+                        }
                     }
                     sizes.insert(name.clone(), *len);
                 }
@@ -223,7 +242,7 @@ pub fn placement_of(t: &Thread) -> Placement {
     }
     let level = |l: Level| t.placement.iter().find(|(x, _)| *x == l).map(|(_, v)| *v);
     // Distinct threads have distinct indices, so `t.index` makes a group of one.
-    let alone = 1000 + t.index;
+    let alone = 1000u32.wrapping_add(t.index);
     Placement::gpu(
         level(Level::Device).unwrap_or(0),
         level(Level::Block).unwrap_or(alone),
@@ -463,10 +482,29 @@ impl ThreadRun<'_, '_> {
                 }
             },
             StmtKind::If { cond, then, els } => {
-                if self.truth(cond) {
-                    self.block(then);
-                } else {
-                    self.block(els);
+                // An `else if` chain is walked in a loop: model threads'
+                // stacks then hold only the test's real nesting.
+                let (mut cond, mut then, mut els) = (cond, then, els);
+                loop {
+                    if self.truth(cond) {
+                        self.block(then);
+                        break;
+                    }
+                    match &els[..] {
+                        [Stmt {
+                            kind:
+                                StmtKind::If {
+                                    cond: c,
+                                    then: t,
+                                    els: e,
+                                },
+                            ..
+                        }] => (cond, then, els) = (c, t, e),
+                        _ => {
+                            self.block(els);
+                            break;
+                        }
+                    }
                 }
             }
             StmtKind::While { cond, body } => {

@@ -147,6 +147,9 @@ pub fn herd_text(r: &TestResult) -> String {
     for n in &r.notes {
         let _ = writeln!(o, "Note {n}");
     }
+    for (pos, w) in &r.warnings {
+        let _ = writeln!(o, "Warning {pos}: {w}");
+    }
     o
 }
 
@@ -271,6 +274,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "incomplete_reason": r.incomplete_reason,
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
+        "warnings": r.warnings.iter().map(|(pos, w)| format!("{file}:{pos}: {w}")).collect::<Vec<_>>(),
     })
 }
 
