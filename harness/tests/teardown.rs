@@ -217,3 +217,52 @@ fn many_blocked_executions_in_one_run_pass() {
     assert!(r.is_complete());
     assert_eq!((r.executions(), r.blocked()), (1728, 59), "{r}");
 }
+
+#[test]
+fn a_thread_abandoned_while_unwinding_its_own_panic_does_not_abort() {
+    // The child panics holding the lock; its guard's unlock (in a `Drop`,
+    // during the unwind) is a scheduling point, and in some executions the
+    // main thread fails there first. The old teardown unwound the child
+    // again from inside that `Drop`: a panic in a destructor during
+    // unwinding, which aborted the binary.
+    let mut b = Builder::new();
+    b.max_failures = 100;
+    let r = b.explore(|| {
+        let m = Arc::new(Mutex::new(0));
+        let flag = Arc::new(AtomicUsize::new(0));
+        let (m2, f2) = (m.clone(), flag.clone());
+        let _t = thread::spawn(move || {
+            let _g = m2.lock().unwrap();
+            f2.store(1, Ordering::Relaxed);
+            panic!("the child fails holding the lock");
+        });
+        assert_eq!(flag.load(Ordering::Relaxed), 0, "the main thread sees the flag");
+    });
+    let main_fails = |f: &scopecheck::Failure| {
+        f.message
+            .starts_with("thread 0 panicked: assertion `left == right` failed")
+    };
+    let child_fails = |f: &scopecheck::Failure| {
+        f.message
+            .starts_with("thread 1 panicked: the child fails holding the lock")
+    };
+    assert!(
+        r.failures()
+            .iter()
+            .all(|f| f.kind == FailureKind::Panic && (main_fails(f) || child_fails(f))),
+        "{r}"
+    );
+    let counts = (
+        r.failures().iter().filter(|f| main_fails(f)).count(),
+        r.failures().iter().filter(|f| child_fails(f)).count(),
+    );
+    // Main failing after it read the child's flag: the child was stopped at
+    // its unlock, in the middle of its unwind.
+    assert_eq!(counts, (1, 1), "{r}");
+    assert!(
+        r.failures()
+            .iter()
+            .any(|f| main_fails(f) && f.message.contains("left: 1")),
+        "{r}"
+    );
+}
