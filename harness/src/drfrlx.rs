@@ -495,6 +495,8 @@ impl Check {
 
     /// Runs the whole check on `f`.
     pub fn explore<F: Fn()>(&self, f: F) -> DrfReport {
+        // Before the thread-local switches below, which an outer model uses.
+        rt::check_not_nested("scopecheck::drfrlx");
         shim::set_site_classes(Vec::new());
         rt::set_drfrlx_system(false);
         shim::take_tracked_sites();

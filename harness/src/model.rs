@@ -29,7 +29,12 @@ pub struct Builder {
     pub max_duration: Option<Duration>,
     /// Steps one thread may take in one execution before it is reported as runaway.
     pub max_steps: u64,
-    /// Stack size of each model thread, in bytes.
+    /// Stack size of each model thread, in bytes (default 2 MiB, as a std
+    /// thread gets; below it lies a guard page). A thread that overflows it
+    /// fails its execution with a [`FailureKind::StackOverflow`] report
+    /// (Linux; elsewhere the process crashes as with std).
+    ///
+    /// [`FailureKind::StackOverflow`]: crate::FailureKind::StackOverflow
     pub stack_size: usize,
     /// How many failures to collect before stopping (default 1).
     pub max_failures: usize,
