@@ -60,7 +60,12 @@ impl Layout {
     /// Collects every location the test names (init block, parameters,
     /// condition) with its initial values.
     pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
+        // Nothing below allocates more than the limit allows.
+        super::limits::element_count(test)?;
         let mut sizes: BTreeMap<String, u32> = BTreeMap::new();
+        // Where each array was first declared: a second declaration with
+        // another length would leave the first one's elements without room.
+        let mut arrays: HashMap<&str, (u32, Pos)> = HashMap::new();
         for i in &test.init {
             match &i.target {
                 InitTarget::Loc(n) => {
@@ -69,6 +74,20 @@ impl Layout {
                 InitTarget::Array { name, len } => {
                     if *len == 0 {
                         return Err((i.pos, format!("array `{name}` has length 0")));
+                    }
+                    match arrays.get(name.as_str()) {
+                        Some(&(first, at)) if first != *len => {
+                            return Err((
+                                i.pos,
+                                format!(
+                                    "array `{name}` is declared again with length {len}; its declaration at {at} has length {first}"
+                                ),
+                            ));
+                        }
+                        Some(_) => {}
+                        None => {
+                            arrays.insert(name, (*len, i.pos));
+                        }
                     }
                     sizes.insert(name.clone(), *len);
                 }
@@ -185,6 +204,9 @@ pub struct Program<'a> {
     pub file: &'static str,
     /// Iterations a `while` loop may take before the execution is discarded.
     pub unroll: u32,
+    /// Threads that gave up their execution at the unroll bound, over the
+    /// whole run (to say why a run where no execution completed has no answer).
+    pub discarded: std::sync::atomic::AtomicU64,
     /// The variables of the final state, in herd's order.
     pub observed: &'a [StateVar],
     /// The scope of atomics and fences written without one: system for C
@@ -223,7 +245,7 @@ pub fn placement_of(t: &Thread) -> Placement {
     }
     let level = |l: Level| t.placement.iter().find(|(x, _)| *x == l).map(|(_, v)| *v);
     // Distinct threads have distinct indices, so `t.index` makes a group of one.
-    let alone = 1000 + t.index;
+    let alone = 1000u32.wrapping_add(t.index);
     Placement::gpu(
         level(Level::Device).unwrap_or(0),
         level(Level::Block).unwrap_or(alone),
@@ -463,18 +485,44 @@ impl ThreadRun<'_, '_> {
                 }
             },
             StmtKind::If { cond, then, els } => {
-                if self.truth(cond) {
-                    self.block(then);
-                } else {
-                    self.block(els);
+                // An `else if` chain is walked in a loop: model threads'
+                // stacks then hold only the test's real nesting.
+                let (mut cond, mut then, mut els) = (cond, then, els);
+                loop {
+                    if self.truth(cond) {
+                        self.block(then);
+                        break;
+                    }
+                    match &els[..] {
+                        [Stmt {
+                            kind:
+                                StmtKind::If {
+                                    cond: c,
+                                    then: t,
+                                    els: e,
+                                },
+                            ..
+                        }] => (cond, then, els) = (c, t, e),
+                        _ => {
+                            self.block(els);
+                            break;
+                        }
+                    }
                 }
             }
             StmtKind::While { cond, body } => {
                 let mut k = 0;
                 while self.truth(cond) {
                     if k == self.prog.unroll {
+                        if rt::execution_counts() {
+                            self.prog.discarded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
                         rt::discard();
                     }
+                    // An iteration whose condition and body touch no memory
+                    // takes no engine step: this one lets the run's
+                    // deadline stop a `while (1) {}` under a large unroll.
+                    rt::tick();
                     self.block(body);
                     k += 1;
                 }

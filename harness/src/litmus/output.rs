@@ -133,6 +133,9 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(why) = &r.incomplete_reason {
         let _ = writeln!(o, "Incomplete: {why}");
     }
+    if let Some(why) = &r.no_answer {
+        let _ = writeln!(o, "No answer: {why}");
+    }
     if r.races.is_empty() {
         o.push_str("Races none\n");
     } else {
@@ -146,6 +149,9 @@ pub fn herd_text(r: &TestResult) -> String {
     }
     for n in &r.notes {
         let _ = writeln!(o, "Note {n}");
+    }
+    for (pos, w) in &r.warnings {
+        let _ = writeln!(o, "Warning {pos}: {w}");
     }
     o
 }
@@ -269,8 +275,10 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "failures": failures,
         "complete": r.complete,
         "incomplete_reason": r.incomplete_reason,
+        "no_answer": r.no_answer,
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
+        "warnings": r.warnings.iter().map(|(pos, w)| format!("{file}:{pos}: {w}")).collect::<Vec<_>>(),
     })
 }
 

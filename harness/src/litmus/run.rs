@@ -62,9 +62,21 @@ impl FromStr for LitmusModel {
         if lower == "opencl" {
             return Ok(LitmusModel::OpenCl);
         }
-        MemoryModel::from_name(&lower)
-            .map(LitmusModel::Engine)
-            .ok_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"))
+        MemoryModel::from_name(&lower).map(LitmusModel::Engine).ok_or_else(|| {
+            not_a_model(s).unwrap_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"))
+        })
+    }
+}
+
+/// The message for a name that looks like a model but is not one scopecheck
+/// has (`c11`), saying what to use instead; `None` for other names.
+pub fn not_a_model(name: &str) -> Option<String> {
+    match name.to_ascii_lowercase().as_str() {
+        "c11" => Some(format!(
+            "`{name}`: scopecheck has no C11 model yet (C11 as published is not RC11: it allows out-of-thin-air \
+             values and has weaker SC fences); use `rc11` (herd's rc11.cat) or `cpp20` (C++20, what Rust uses)"
+        )),
+        _ => None,
     }
 }
 
@@ -113,8 +125,14 @@ pub enum TestError {
         /// What.
         message: String,
     },
-    /// The test needs something the chosen model does not support yet.
-    Unsupported(String),
+    /// The test needs something the chosen model (or analysis) does not
+    /// support (located: where the test uses it).
+    Unsupported {
+        /// Where.
+        pos: Pos,
+        /// What, and what would support it.
+        message: String,
+    },
     /// The checker itself broke (a bug in scopecheck, not in the test).
     Internal(String),
 }
@@ -126,7 +144,7 @@ impl TestError {
             TestError::Io(m) => format!("{file}: {m}"),
             TestError::Parse(e) => format!("{file}:{e}"),
             TestError::Invalid { pos, message } => format!("{file}:{pos}: {message}"),
-            TestError::Unsupported(m) => format!("{file}: unsupported: {m}"),
+            TestError::Unsupported { pos, message } => format!("{file}:{pos}: unsupported: {message}"),
             TestError::Internal(m) => format!("{file}: scopecheck internal error (a bug in the checker): {m}"),
         }
     }
@@ -137,7 +155,7 @@ impl TestError {
             TestError::Io(_) => "io",
             TestError::Parse(_) => "parse",
             TestError::Invalid { .. } => "invalid",
-            TestError::Unsupported(_) => "unsupported",
+            TestError::Unsupported { .. } => "unsupported",
             TestError::Internal(_) => "internal",
         }
     }
@@ -174,6 +192,11 @@ pub struct TestResult {
     pub complete: bool,
     /// Why not, if not.
     pub incomplete_reason: Option<String>,
+    /// Why a complete run without failures has no answer: no execution
+    /// completed (each was discarded at the unroll bound, say), so there is
+    /// no final state to judge the condition on. herd answers such a test
+    /// from zero states (`No` for `exists`); scopecheck gives no verdict.
+    pub no_answer: Option<String>,
     /// The graph of the first witness: an execution satisfying the
     /// proposition for `exists` / `~exists`, one violating it for `forall`.
     pub witness: Option<ExecutionGraph>,
@@ -183,6 +206,9 @@ pub struct TestResult {
     pub elapsed: Duration,
     /// Things the reader should know (scopes ignored by the model, ...).
     pub notes: Vec<String>,
+    /// Likely mistakes in the test that do not stop it (a condition naming
+    /// a location the test does not declare), each with where it is.
+    pub warnings: Vec<(Pos, String)>,
     /// The litmus name of each engine thread after the first (`P0`, ...).
     pub thread_names: Vec<String>,
     /// The litmus name of each location, in allocation order (`x`, `y[1]`).
@@ -196,7 +222,7 @@ impl TestResult {
     /// failed or was cut short before the answer was known.
     pub fn verdict(&self) -> Option<bool> {
         let c = self.condition.as_ref()?;
-        if !self.failures.is_empty() {
+        if !self.failures.is_empty() || self.no_answer.is_some() {
             return None;
         }
         let answer = match c.quantifier {
@@ -244,15 +270,14 @@ pub fn check_source(file: &str, src: &str, opts: &Options) -> Result<TestResult,
 
 /// Reads and checks the litmus file at `path`.
 pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, TestError> {
-    let bytes = std::fs::read(path).map_err(|e| TestError::Io(format!("cannot read: {e}")))?;
-    let src = String::from_utf8_lossy(&bytes);
+    let src = super::limits::read_source(path)?;
     check_source(&path.display().to_string(), &src, opts)
 }
 
 /// Checks a parsed test.
 pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
-    let notes = validate(test, model)?;
+    let notes = validate(test, model, Front::Litmus)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
@@ -261,6 +286,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         layout: &layout,
         file: file_static,
         unroll: opts.unroll,
+        discarded: Default::default(),
         observed: &observed,
         default_scope: match test.arch {
             Arch::C => scopecheck_checker::event::Scope::System,
@@ -278,13 +304,21 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             (MemoryModel::Porf, Some(env))
         }
     };
+    let defaults = RunConfig::default();
+    // Thread 0 allocates every location, spawns and joins every thread and
+    // reads the final state: those steps are the test's size, not a loop,
+    // and must not count against the bound that catches runaway threads.
+    let setup_steps = layout.names.iter().map(|(_, n)| u64::from(*n)).sum::<u64>()
+        + 2 * test.threads.len() as u64
+        + observed.len() as u64;
     let config = RunConfig {
         model: engine_model,
         strategy: opts.strategy.clone(),
         max_executions: opts.max_executions,
         max_duration: opts.max_duration,
         record_races: true,
-        ..RunConfig::default()
+        max_steps: defaults.max_steps.saturating_add(setup_steps),
+        ..defaults
     };
     struct Seen {
         states: BTreeMap<FinalState, u64>,
@@ -369,7 +403,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         *s.states.entry(state).or_insert(0) += 1;
     });
     let seen = seen.into_inner();
-    let failures = r.failures;
+    let mut failures = r.failures;
+    litmus_advice(&mut failures);
     // Every complete execution records exactly one final state (or, under
     // opencl, is rejected); a mismatch means the runtime and the interpreter
     // disagree about what finished.
@@ -411,6 +446,26 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             r.racy_executions,
         )
     };
+    // Zero final states prove nothing either way (an `exists` would read
+    // "No", a `~exists` "Ok", from executions that never happened).
+    // (A shard may own no execution at all: it saw nothing to judge, and
+    // says so as a shard, not here.)
+    let runs = r.stats.complete + r.stats.blocked + r.stats.failed;
+    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0 && runs > 0).then(|| {
+        if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            format!(
+                "no execution completed: every execution was discarded (a `while` loop needed more than --unroll {} \
+                 iterations; raise --unroll), so the condition is not judged",
+                opts.unroll
+            )
+        } else if seen.rejected > 0 {
+            format!(
+                "no execution completed consistently: the model rejected all {runs}, so the condition is not judged"
+            )
+        } else {
+            format!("no execution completed: all {runs} were abandoned, so the condition is not judged")
+        }
+    });
     let (witness, witness_state) = match seen.witness {
         Some((g, s)) => (Some(g), Some(s)),
         None => (None, None),
@@ -429,10 +484,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         failures,
         complete: r.complete,
         incomplete_reason: r.incomplete_reason,
+        no_answer,
         witness,
         witness_state,
         elapsed: r.elapsed,
         notes,
+        warnings: super::warnings::of(test),
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
         loc_names: loc_names(&layout),
     })
@@ -471,6 +528,20 @@ pub(super) fn loc_names(layout: &Layout) -> Vec<String> {
         .iter()
         .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
         .collect()
+}
+
+/// The engine's advice for a runaway thread is for Rust programs
+/// (`scopecheck::hint::spin_loop()`, `max_steps`), which a litmus test
+/// cannot follow: it gets advice about what its commands have instead.
+pub(super) fn litmus_advice(failures: &mut [Failure]) {
+    for f in failures.iter_mut().filter(|f| f.kind == FailureKind::Runaway) {
+        if let Some((what, _)) = f.message.split_once("; a loop that waits") {
+            f.message = format!(
+                "{what}; a thread of a litmus test runs at most that many operations in one execution: a `while` \
+                 loop runs at most `--unroll` iterations (lower it), or the thread is too long"
+            );
+        }
+    }
 }
 
 /// A race of an opencl execution as a failure report, like the engine's.
@@ -512,9 +583,20 @@ fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failure {
     }
 }
 
+/// Which command a test is checked for: what an unsupported construct's
+/// message may suggest depends on the options that command has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Front {
+    /// `scopecheck litmus` (has `--model opencl`).
+    Litmus,
+    /// `scopecheck drfrlx` (no `--model`).
+    Drfrlx,
+}
+
 /// Static checks: every name means something, and the model supports what
 /// the test uses. Returns notes for the reader.
-pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
+pub(super) fn validate(test: &Test, model: LitmusModel, front: Front) -> Result<Vec<String>, TestError> {
+    super::limits::check(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let mut notes = Vec::new();
     let mut seen_threads = HashSet::new();
     let locations: HashSet<&str> = test
@@ -562,10 +644,18 @@ pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, T
             return Err(TestError::Invalid { pos, message });
         }
         if let Some(pos) = w.barrier.filter(|_| model != LitmusModel::OpenCl) {
-            return Err(TestError::Unsupported(format!(
-                "P{} has a barrier at {pos}; barriers are supported only by the opencl model (`--model opencl`)",
-                t.index
-            )));
+            let message = match front {
+                Front::Litmus => format!(
+                    "P{} has a barrier; barriers are supported only by the opencl model (`--model opencl`), not \
+                     by {model}",
+                    t.index
+                ),
+                Front::Drfrlx => format!(
+                    "P{} has a barrier; the DRFrlx analysis has no barriers (it judges C11 atomics only)",
+                    t.index
+                ),
+            };
+            return Err(TestError::Unsupported { pos, message });
         }
         if !t.placement.is_empty() {
             scoped = true;
