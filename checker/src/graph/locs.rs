@@ -98,6 +98,31 @@ impl LocData {
         }
     }
 
+    /// Everything the record holds, as text (the per-thread index without
+    /// its trailing empty slots, which a record keeps for reuse).
+    #[cfg(debug_assertions)]
+    pub(super) fn fingerprint(&self) -> String {
+        let used = self
+            .by_thread
+            .iter()
+            .rposition(|a| !(a.reads.is_empty() && a.writes.is_empty() && a.releases.is_empty()))
+            .map_or(0, |i| i + 1);
+        format!(
+            "{:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            self.loc,
+            self.init,
+            self.kind,
+            self.alloc,
+            self.mo,
+            self.reads,
+            self.cells,
+            self.consumed,
+            self.has_plain,
+            self.space,
+            &self.by_thread[..used],
+        )
+    }
+
     /// Records a new access `id` (a read, or a write that is a release if `release`).
     pub(super) fn note_access(&mut self, id: EventId, write: bool, release: bool) {
         let t = id.thread as usize;

@@ -706,7 +706,7 @@ impl ExecutionGraph {
     /// debug builds compare graphs built two ways with it.
     #[cfg(debug_assertions)]
     pub(crate) fn fingerprint(&self) -> String {
-        let locs: Vec<_> = self.locs.iter().collect();
+        let locs: Vec<String> = self.locs.iter().map(|(_, d)| d.fingerprint()).collect();
         format!(
             "{:?} {:?} {} {} {:?} {:?} {}",
             self.threads, locs, self.next_stamp, self.sc_events, self.placements, self.arena, self.porf_skipped
