@@ -190,7 +190,11 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
                 ["pct", seed, n, d] => Ok(Strategy::Pct {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
                     iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
-                    depth: d.parse().map_err(|_| format!("bad depth `{d}`"))?,
+                    depth: match d.parse() {
+                        Ok(0) => return Err("PCT depth must be at least 1 (depth 1: no priority change point)".into()),
+                        Ok(depth) => depth,
+                        Err(_) => return Err(format!("bad depth `{d}`")),
+                    },
                 }),
                 _ => Err(format!(
                     "unknown strategy `{s}` (expected exhaustive, reference, random:SEED:N, pct:SEED:N:DEPTH or shard:I/N)"

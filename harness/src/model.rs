@@ -97,6 +97,9 @@ impl Builder {
             }
         }
         let strategy = self.strategy.clone();
+        if let Err(e) = rt::validate_strategy(&strategy) {
+            panic!("scopecheck: Builder::strategy: {e}");
+        }
         check_progress(self.progress);
         RunConfig {
             model,

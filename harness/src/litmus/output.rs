@@ -88,6 +88,16 @@ pub fn observation(r: &TestResult) -> &'static str {
     }
 }
 
+/// For one shard of a run: what its answer covers.
+pub fn shard_text(r: &TestResult) -> Option<String> {
+    let (i, n) = r.shard?;
+    Some(format!(
+        "Shard {i}/{n}: states, counts, observation and races cover this shard's executions only; the \
+         condition is answered only where this shard proves it, `??` otherwise (the executions that \
+         settle it may be in another shard: add the Positive and Negative counts of all {n} shards)"
+    ))
+}
+
 /// The result in herd's format, followed by what herd does not print
 /// (executions, races, notes, failures).
 pub fn herd_text(r: &TestResult) -> String {
@@ -132,6 +142,9 @@ pub fn herd_text(r: &TestResult) -> String {
     );
     if let Some(why) = &r.incomplete_reason {
         let _ = writeln!(o, "Incomplete: {why}");
+    }
+    if let Some(line) = shard_text(r) {
+        let _ = writeln!(o, "{line}");
     }
     if r.races.is_empty() {
         o.push_str("Races none\n");
@@ -269,6 +282,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "failures": failures,
         "complete": r.complete,
         "incomplete_reason": r.incomplete_reason,
+        "shard": r.shard.map(|(i, n)| format!("{i}/{n}")),
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
     })

@@ -645,7 +645,24 @@ fn finish_thread(t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
     with_shared(|s| s.engine.thread_end(t, src))
 }
 
+/// Whether `c` names a strategy that exists: a shard `index` below its
+/// `count`, a PCT depth of at least 1. The error says what is wrong.
+pub fn validate_strategy(c: &StrategyChoice) -> Result<(), String> {
+    match *c {
+        StrategyChoice::Shard { index, count } if count == 0 || index >= count => Err(format!(
+            "shard {index}/{count} does not exist (shards are 0..count, count >= 1)"
+        )),
+        StrategyChoice::Pct { depth: 0, .. } => Err(
+            "PCT depth 0 does not exist: the depth is the number of ordering constraints a bug needs, at least 1 \
+             (depth 1: no priority change point)"
+                .into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
 fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
+    validate_strategy(c)?;
     Ok(match c {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),
@@ -658,17 +675,10 @@ fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
             iterations,
             depth,
         } => Box::new(Pct::new(*seed, *iterations, *depth)),
-        StrategyChoice::Shard { index, count } => {
-            if *count == 0 || index >= count {
-                return Err(format!(
-                    "shard {index}/{count} does not exist (shards are 0..count, count >= 1)"
-                ));
-            }
-            Box::new(Trust::sharded(Shard {
-                index: *index,
-                count: *count,
-            }))
-        }
+        StrategyChoice::Shard { index, count } => Box::new(Trust::sharded(Shard {
+            index: *index,
+            count: *count,
+        })),
     })
 }
 
