@@ -186,6 +186,8 @@ pub struct Engine {
     unfiltered: bool,
     wants_revisits: bool,
     takes_leftmost: bool,
+    /// Whether the strategy checks each new visible step (a replay).
+    checks_steps: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
 }
@@ -197,6 +199,7 @@ impl Engine {
             unfiltered: strategy.unfiltered(),
             wants_revisits: strategy.wants_revisits(),
             takes_leftmost: strategy.takes_leftmost(),
+            checks_steps: strategy.checks_steps(),
             replayed: false,
             graph: ExecutionGraph::new(),
             model,
@@ -269,8 +272,15 @@ impl Engine {
         true
     }
 
-    /// Ends the current execution.
+    /// Ends the current execution. A replay may turn a failure into no
+    /// result (the failure is not the token's): see
+    /// [`Engine::replay_diverged`], which the caller asks before reporting it.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
+        let end = if end == ExecutionEnd::Failed && self.checks_steps && !self.strategy.accepts_failure(&self.graph) {
+            ExecutionEnd::Blocked
+        } else {
+            end
+        };
         if !self.strategy.owns_execution() {
             // Another shard's execution: it counts there.
             self.strategy.execution_done(&self.graph, end);
@@ -337,6 +347,31 @@ impl Engine {
     /// Whether a replay met choices its token did not hold.
     pub fn replay_diverged(&self) -> bool {
         self.strategy.diverged()
+    }
+
+    /// For a replay that diverged: where and how, in the program's terms.
+    pub fn replay_divergence(&self) -> Option<String> {
+        self.strategy.divergence()
+    }
+
+    /// For a strategy that checks steps (a replay): shows it thread `t`'s
+    /// next visible step; `Err(Moot)` when it does not agree (the replay
+    /// diverged: the execution stops without a result). Asked after the
+    /// checks that can fail the step itself (step bound, misuse, barrier
+    /// divergence), so a recorded failure of that kind replays.
+    #[inline]
+    fn check_step(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
+        if self.checks_steps && !self.strategy.check_step(&self.graph, t, op, src) {
+            return Err(Stop::Moot);
+        }
+        Ok(())
+    }
+
+    /// Whether a strategy that checks steps has diverged (asked after each
+    /// choice it makes: a choice the token does not hold ends the execution).
+    #[inline]
+    fn off_track(&self) -> bool {
+        self.checks_steps && self.strategy.diverged()
     }
 
     /// The progress of the exploration, if the strategy can tell.
@@ -836,6 +871,10 @@ impl Engine {
         if let Some(t) = self.strategy.schedule(&self.graph, &enabled, status) {
             return Sched::Run(t);
         }
+        if self.off_track() {
+            // A replay that left its token: no result, not a hang.
+            return Sched::Blocked;
+        }
         if status.iter().all(|s| matches!(s, ThreadStatus::Gone)) {
             return Sched::Done;
         }
@@ -1071,11 +1110,13 @@ impl Engine {
         match *op {
             Op::Load { loc, order, .. } => {
                 self.check_loc(t, loc, src, true)?;
+                self.check_step(t, op, src)?;
                 let v = self.new_read(t, loc, order, src)?;
                 Ok(Some(OpResult::Value(v.1)))
             }
             Op::Store { loc, order, value, .. } => {
                 self.check_loc(t, loc, src, true)?;
+                self.check_step(t, op, src)?;
                 self.new_store(t, loc, order, value, src)?;
                 Ok(Some(OpResult::Done))
             }
@@ -1089,9 +1130,11 @@ impl Engine {
                 ..
             } => {
                 self.check_loc(t, loc, src, true)?;
+                self.check_step(t, op, src)?;
                 self.new_rmw(t, loc, rop, ty, success, failure, await_, src)
             }
             Op::Join { target } => {
+                self.check_step(t, op, src)?;
                 self.push(t, EventKind::Join { target }, src, true);
                 Ok(Some(OpResult::Done))
             }
@@ -1131,6 +1174,7 @@ impl Engine {
                     );
                     return Err(Stop::Failure(f));
                 }
+                self.check_step(t, op, src)?;
                 let partners = arrived.iter().filter(|a| a.0 != t).map(|a| a.1).collect();
                 self.push(
                     t,
@@ -1354,6 +1398,9 @@ impl Engine {
         let i = self
             .strategy
             .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &cands);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
         let c = cands[i];
         let value = self.graph.write_value(loc, c.write);
         let added_max = c.write == self.graph.mo_max(loc);
@@ -1430,6 +1477,9 @@ impl Engine {
         let i = self
             .strategy
             .choose_mo(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &places);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
         let p = places[i];
         let id = self.push(t, kind, src, p == n + 1);
         self.graph.insert_mo(loc, id, p);
@@ -1491,6 +1541,9 @@ impl Engine {
                     std::slice::from_ref(&last),
                 );
                 debug_assert_eq!(i, 0, "checker invariant: a choice outside the one offered");
+                if self.off_track() {
+                    return Err(Stop::Moot);
+                }
                 return self.take_rmw_choice(t, loc, last, rop, ty, success, failure, None, src);
             }
             // Filtered: the one candidate goes through the check below.
@@ -1586,6 +1639,9 @@ impl Engine {
         let i = self
             .strategy
             .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &kept);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
         self.take_rmw_choice(t, loc, kept[i], rop, ty, success, failure, await_, src)
     }
 

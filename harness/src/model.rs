@@ -140,11 +140,12 @@ impl Builder {
     }
 
     /// Explores `f` and panics with the report if any execution fails
-    /// (so `#[should_panic]` works).
+    /// (so `#[should_panic]` works), or if a replay diverged from its token
+    /// (the replay proved nothing: the test must not pass on it).
     #[track_caller]
     pub fn check<F: Fn()>(&self, f: F) {
         let report = self.explore(f);
-        if !report.failures().is_empty() {
+        if !report.failures().is_empty() || report.replay_divergence().is_some() {
             panic!("{report}");
         }
     }

@@ -83,6 +83,13 @@ impl Report {
     pub fn replay_diverged(&self) -> bool {
         self.run.replay_diverged
     }
+
+    /// For a replay that diverged: `replay diverged at step N`, what the
+    /// token expected there and what the program did. Such a replay is
+    /// neither a failure nor a pass: the run is incomplete.
+    pub fn replay_divergence(&self) -> Option<&str> {
+        self.run.replay_divergence.as_deref()
+    }
 }
 
 /// Name of the libtest test running on this OS thread, if any.
@@ -159,6 +166,10 @@ pub fn write_failure(f: &mut impl fmt::Write, fl: &Failure, model: MemoryModel) 
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(d) = self.replay_divergence() {
+            writeln!(f, "scopecheck: {d}")?;
+            writeln!(f)?;
+        }
         for fl in self.failures() {
             write_failure(f, fl, self.model)?;
             writeln!(f)?;
@@ -172,8 +183,11 @@ impl fmt::Display for Report {
             self.run.strategy,
             self.model.name()
         )?;
-        if let Some(r) = self.incomplete_reason() {
-            write!(f, "; incomplete: {r}")?;
+        match self.incomplete_reason() {
+            // (Already said in full above.)
+            Some(_) if self.replay_divergence().is_some() => write!(f, "; incomplete: the replay diverged")?,
+            Some(r) => write!(f, "; incomplete: {r}")?,
+            None => {}
         }
         Ok(())
     }

@@ -81,7 +81,7 @@ fn message_passing_relaxed_is_a_data_race_with_both_lines() {
     assert!(text.contains("data race"), "{text}");
     assert!(text.contains(&format!("foundation.rs:{w}")), "{text}");
     assert!(text.contains(&format!("foundation.rs:{rd}")), "{text}");
-    assert!(text.contains("SCOPECHECK_REPLAY=sc1."), "{text}");
+    assert!(text.contains("SCOPECHECK_REPLAY=sc2."), "{text}");
     assert!(text.contains("thread 1:") && text.contains("thread 0:"), "{text}");
 }
 

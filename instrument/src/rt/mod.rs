@@ -137,6 +137,10 @@ pub struct RunResult {
     pub strategy: &'static str,
     /// For a replay: whether the program asked for choices the token did not hold.
     pub replay_diverged: bool,
+    /// For a replay that diverged: at which step, what the token expected
+    /// and what the program did. The run is then incomplete (its reason
+    /// is this text): the execution was abandoned, neither failed nor passed.
+    pub replay_divergence: Option<String>,
     /// Under [`RunConfig::record_races`]: one report per distinct racing pair
     /// of source lines.
     pub races: Vec<Failure>,
@@ -176,6 +180,9 @@ impl RunResult {
         }
         self.elapsed = self.elapsed.max(other.elapsed);
         self.replay_diverged |= other.replay_diverged;
+        if self.replay_divergence.is_none() {
+            self.replay_divergence = other.replay_divergence;
+        }
     }
 }
 
@@ -764,6 +771,7 @@ fn run_strategy(
     let mut failures = Vec::new();
     let mut incomplete_reason = None;
     let mut executions = 0u64;
+    let mut stray_failure: Option<String> = None;
     loop {
         if let Some(max) = config.max_executions {
             if executions >= max {
@@ -793,6 +801,15 @@ fn run_strategy(
         // A shard reports only the executions it owns (another shard
         // reports this one's failure).
         let failure = failure.filter(|_| owned);
+        // A replay that left its token found no failure of the program: it
+        // says where it diverged instead (with what stopped it, if anything).
+        let failure = match failure {
+            Some(fl) if with_shared(|s| s.engine.replay_diverged()) => {
+                stray_failure = Some(format!("{}: {}", fl.kind.name(), fl.message));
+                None
+            }
+            f => f,
+        };
         if let Some(fl) = failure {
             failures.push(fl);
             if failures.len() >= config.max_failures {
@@ -801,15 +818,24 @@ fn run_strategy(
             }
         }
     }
-    let (stats, distinct, diverged, races, racy_executions) = with_shared(|s| {
+    let (stats, distinct, diverged, divergence, races, racy_executions) = with_shared(|s| {
         (
             s.engine.stats.clone(),
             s.engine.distinct_complete(),
             s.engine.replay_diverged(),
+            s.engine.replay_divergence(),
             std::mem::take(&mut s.engine.races.distinct),
             s.engine.races.racy_executions,
         )
     });
+    let divergence = match (divergence, stray_failure) {
+        (Some(d), Some(f)) => Some(format!("{d} (what stopped the program: {f})")),
+        (d, _) => d,
+    };
+    // A replay that left its token covered nothing it meant to.
+    if let Some(d) = &divergence {
+        incomplete_reason.get_or_insert_with(|| d.clone());
+    }
     RunResult {
         stats,
         distinct,
@@ -819,6 +845,7 @@ fn run_strategy(
         elapsed: start.elapsed(),
         strategy: strategy_name,
         replay_diverged: diverged,
+        replay_divergence: divergence,
         races,
         racy_executions,
     }
