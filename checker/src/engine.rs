@@ -58,7 +58,8 @@ pub enum Sched {
     Run(ThreadId),
     /// All threads finished.
     Done,
-    /// Nothing can run and some thread discarded the execution: it is blocked.
+    /// Nothing can run and some thread discarded the execution, or a replay
+    /// left its token: it is blocked.
     Blocked,
     /// No thread can run: the program hangs.
     Deadlock(Box<Failure>),
@@ -276,7 +277,8 @@ impl Engine {
     /// result (the failure is not the token's): see
     /// [`Engine::replay_diverged`], which the caller asks before reporting it.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
-        let end = if end == ExecutionEnd::Failed && self.checks_steps && !self.strategy.accepts_failure(&self.graph) {
+        let end = if end != ExecutionEnd::Complete && self.checks_steps && !self.strategy.accepts_end(&self.graph, end)
+        {
             ExecutionEnd::Blocked
         } else {
             end

@@ -422,3 +422,44 @@ fn a_lock_taken_earlier_diverges_without_a_runaway() {
         "{d}"
     );
 }
+
+/// A litmus race that needs two iterations of a loop, replayed with a loop
+/// bound of one: the loop gives the execution up where the token goes on.
+/// That is a divergence (the thread gave up), not a quiet replay with no
+/// result.
+#[test]
+fn a_loop_cut_by_its_bound_is_a_divergence() {
+    use scopecheck::litmus::{check_source, Options};
+    let src = "C loop-race\n{ x = 0; y = 0; }\n\
+        P0 (atomic_int* x, int* y) {\n  *y = 1;\n  atomic_store_explicit(x, 1, memory_order_relaxed);\n}\n\
+        P1 (atomic_int* x, int* y) {\n  int n = 0;\n  while (atomic_load_explicit(x, memory_order_relaxed) == 0) {\n    n = n + 1;\n  }\n  if (n == 2) {\n    int r1 = *y;\n  }\n}\n\
+        exists (1:n = 2)\n";
+    let opts = |strategy, unroll| Options {
+        strategy,
+        unroll,
+        ..Options::default()
+    };
+    let all = check_source("t.litmus", src, &opts(Strategy::Exhaustive, 2)).unwrap();
+    assert_eq!(all.races.len(), 1);
+    let token = all.races[0].token.clone();
+    let again = check_source("t.litmus", src, &opts(Strategy::Replay(token.clone()), 2)).unwrap();
+    assert!(again.complete, "{:?}", again.incomplete_reason);
+    assert_eq!(again.races.len(), 1);
+    assert_eq!(again.races[0].token, token);
+    let short = check_source("t.litmus", src, &opts(Strategy::Replay(token), 1)).unwrap();
+    assert!(short.races.is_empty() && short.failures.is_empty());
+    assert_eq!((short.executions, short.blocked), (0, 1));
+    assert!(!short.complete);
+    let why = short.incomplete_reason.clone().unwrap();
+    // P1 (thread 2) loaded x twice (0, then 0 again); the token's third load
+    // is the step its loop bound cuts.
+    assert!(
+        why.starts_with("replay diverged at step 6 (of the token's 8): the token expected thread 2 to load loc0.0"),
+        "{why}"
+    );
+    assert!(
+        why.contains("as its event #5, but thread 2 gave up the execution"),
+        "{why}"
+    );
+    assert_eq!(short.verdict(), None, "{why}");
+}

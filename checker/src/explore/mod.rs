@@ -94,11 +94,12 @@ pub trait Strategy {
         false
     }
 
-    /// The execution is about to end in a failure: whether it counts as
-    /// one (false: the strategy says it is not the failure it was asked to
-    /// reproduce, and the execution ends without a result; see
-    /// [`Strategy::divergence`]). Asked only when [`Strategy::checks_steps`].
-    fn accepts_failure(&mut self, _graph: &ExecutionGraph) -> bool {
+    /// The execution is about to end as `end` (a failure, or blocked):
+    /// whether it ends so (false: the strategy says this is not the end
+    /// it was asked to reproduce, and the execution ends without a result;
+    /// see [`Strategy::divergence`]). Asked only when
+    /// [`Strategy::checks_steps`], and not for complete executions.
+    fn accepts_end(&mut self, _graph: &ExecutionGraph, _end: ExecutionEnd) -> bool {
         true
     }
 

@@ -11,7 +11,7 @@
 //! [`Strategy::divergence`] says where, in the program's terms.
 
 use super::Strategy;
-use crate::engine::{RfChoice, ThreadStatus};
+use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
 use crate::event::{EventId, EventKind, Loc, Op, SourceLoc, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
@@ -301,23 +301,37 @@ impl Strategy for Replay {
         true
     }
 
-    fn accepts_failure(&mut self, g: &ExecutionGraph) -> bool {
-        // A recorded failure ends the execution at the token's last step:
-        // the token is the graph at that moment. One that comes while
-        // recorded steps remain is not the token's (the program fails
-        // earlier than it did): the replay diverged there.
+    fn accepts_end(&mut self, g: &ExecutionGraph, end: ExecutionEnd) -> bool {
         if self.divergence.is_some() {
             return false;
         }
-        let Some(i) = self.first_pending(g) else {
-            return true;
+        let pending = self.first_pending(g);
+        let expected = match pending {
+            Some(i) => self.describe_record(g, i),
+            None => "the execution to end as recorded".into(),
         };
-        let expected = self.describe_record(g, i);
-        self.diverge(
-            g,
-            expected,
-            "the program stopped at a failure before taking that step".into(),
-        );
+        match end {
+            // A recorded failure ends the execution at the token's last
+            // step: the token is the graph at that moment. One that comes
+            // while recorded steps remain is not the token's (the program
+            // fails earlier than it did).
+            ExecutionEnd::Failed if pending.is_none() => return true,
+            ExecutionEnd::Failed => self.diverge(
+                g,
+                expected,
+                "the program stopped at a failure before taking that step".into(),
+            ),
+            // A token records an execution that ended (in a failure); one
+            // abandoned on the way is not it.
+            ExecutionEnd::Blocked => self.diverge(
+                g,
+                expected,
+                "the program abandoned the execution there (a spin-loop iteration that saw nothing new, a step \
+                 the memory model does not allow, or a loop past its bound)"
+                    .into(),
+            ),
+            ExecutionEnd::Complete => return true,
+        }
         false
     }
 
