@@ -36,18 +36,23 @@ impl Order {
     }
 }
 
-/// Orders C allows for each kind of operation (a relaxed fence is a no-op and left out).
-const LOAD_ORDERS: &[Order] = &[Order::Relaxed, Order::Acquire, Order::SeqCst];
-const STORE_ORDERS: &[Order] = &[Order::Relaxed, Order::Release, Order::SeqCst];
-const RMW_ORDERS: &[Order] = &[
+/// Orders generated for loads and spin waits (C allows these; consume is
+/// acquire in practice and left out).
+pub const LOAD_ORDERS: &[Order] = &[Order::Relaxed, Order::Acquire, Order::SeqCst];
+/// Orders generated for stores.
+pub const STORE_ORDERS: &[Order] = &[Order::Relaxed, Order::Release, Order::SeqCst];
+/// Orders generated for RMWs (and a compare-exchange's success order).
+pub const RMW_ORDERS: &[Order] = &[
     Order::Relaxed,
     Order::Acquire,
     Order::Release,
     Order::AcqRel,
     Order::SeqCst,
 ];
-const FENCE_ORDERS: &[Order] = &[Order::Acquire, Order::Release, Order::AcqRel, Order::SeqCst];
-const CAS_FAILURE_ORDERS: &[Order] = &[Order::Relaxed, Order::Acquire, Order::SeqCst];
+/// Orders generated for fences (a relaxed fence is a no-op and left out).
+pub const FENCE_ORDERS: &[Order] = &[Order::Acquire, Order::Release, Order::AcqRel, Order::SeqCst];
+/// Orders generated for a compare-exchange's failure.
+pub const CAS_FAILURE_ORDERS: &[Order] = &[Order::Relaxed, Order::Acquire, Order::SeqCst];
 
 /// A memory scope, narrowest first (so `Ord` is inclusion).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -64,7 +69,8 @@ pub enum Scope {
     System,
 }
 
-const SCOPES: &[Scope] = &[Scope::Thread, Scope::Warp, Scope::Block, Scope::Device, Scope::System];
+/// The scopes generated on GPU threads.
+pub const SCOPES: &[Scope] = &[Scope::Thread, Scope::Warp, Scope::Block, Scope::Device, Scope::System];
 
 impl Scope {
     /// The litmus spelling.
@@ -119,13 +125,14 @@ impl Class {
 }
 
 /// The classes DRFrlx's theorem covers (quantum is excluded).
-const THEOREM_CLASSES: &[Class] = &[
+pub const THEOREM_CLASSES: &[Class] = &[
     Class::Unpaired,
     Class::Commutative,
     Class::NonOrdering,
     Class::Speculative,
 ];
-const ALL_CLASSES: &[Class] = &[
+/// Every class, as [`Mode::General`] programs draw them.
+pub const ALL_CLASSES: &[Class] = &[
     Class::Unpaired,
     Class::Commutative,
     Class::NonOrdering,

@@ -13,11 +13,15 @@ use scopecheck::FailureKind;
 
 /// Runs the target on `data`.
 pub fn check(data: &[u8]) {
-    let mut u = Unstructured::new(data);
-    let Ok(p) = Program::generate(&mut u, &Shape::drfrlx()) else {
-        return;
-    };
-    check_program(&p.to_string());
+    if let Some(p) = input(data) {
+        check_program(&p.to_string());
+    }
+}
+
+/// The program `data` stands for (`None` when the bytes run out before a
+/// program is drawn).
+pub fn input(data: &[u8]) -> Option<Program> {
+    Program::generate(&mut Unstructured::new(data), &Shape::drfrlx()).ok()
 }
 
 /// Checks the theorem on the litmus text `src`; returns the report.

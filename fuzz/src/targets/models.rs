@@ -11,10 +11,16 @@ use scopecheck::{MemoryModel, Strategy};
 
 /// Runs the target on `data`.
 pub fn check(data: &[u8]) {
+    if let Some((p, site)) = input(data) {
+        check_program(&p, site);
+    }
+}
+
+/// The program `data` stands for and the scope site to narrow (`None` when
+/// the bytes run out before a program is drawn).
+pub fn input(data: &[u8]) -> Option<(Program, usize)> {
     let mut u = Unstructured::new(data);
-    let Ok(p) = Program::generate(&mut u, &Shape::models()) else {
-        return;
-    };
+    let p = Program::generate(&mut u, &Shape::models()).ok()?;
     // Which site to narrow is drawn after the program, from what is left.
     let sites = p.scope_sites();
     let site = if sites > 0 {
@@ -22,7 +28,7 @@ pub fn check(data: &[u8]) {
     } else {
         0
     };
-    check_program(&p, site);
+    Some((p, site))
 }
 
 /// Checks the inclusions on `p`, narrowing scope site `site` (on GPU programs).

@@ -6,18 +6,23 @@ use crate::run::FILE;
 use scopecheck::litmus::{check_source, parse, Options, TestError};
 use std::time::Duration;
 
+/// The bounds a parsed input runs under: unroll 2, 64 executions, 200 ms,
+/// the model the test's dialect implies.
+pub fn options() -> Options {
+    Options {
+        unroll: 2,
+        max_executions: Some(64),
+        max_duration: Some(Duration::from_millis(200)),
+        ..Options::default()
+    }
+}
+
 /// Runs the target on `data`.
 pub fn check(data: &[u8]) {
     let src = String::from_utf8_lossy(data);
     let lines = src.split('\n').count() as u32;
     let parsed = parse(&src);
-    let opts = Options {
-        unroll: 2,
-        max_executions: Some(64),
-        max_duration: Some(Duration::from_millis(200)),
-        ..Options::default()
-    };
-    let r = check_source(FILE, &src, &opts);
+    let r = check_source(FILE, &src, &options());
     match (&parsed, &r) {
         (Err(pe), Err(TestError::Parse(ce))) => assert_eq!(pe, ce, "parse and check_source disagree"),
         (Err(pe), _) => panic!("parse refused ({pe}) but check_source did not"),

@@ -10,14 +10,20 @@ use scopecheck::{Failure, MemoryModel, Strategy};
 
 /// Runs the target on `data`.
 pub fn check(data: &[u8]) {
+    if let Some((model, p)) = input(data) {
+        check_program(&p.to_string(), model);
+    }
+}
+
+/// The model and the program `data` stands for (`None` when the bytes run
+/// out before a program is drawn).
+pub fn input(data: &[u8]) -> Option<(MemoryModel, Program)> {
     let mut u = Unstructured::new(data);
-    let Ok(&model) = u.choose(&[MemoryModel::Rc11, MemoryModel::Sc, MemoryModel::Src11]) else {
-        return;
-    };
-    let Ok(p) = Program::generate(&mut u, &Shape::replay()) else {
-        return;
-    };
-    check_program(&p.to_string(), model);
+    let &model = u
+        .choose(&[MemoryModel::Rc11, MemoryModel::Sc, MemoryModel::Src11])
+        .ok()?;
+    let p = Program::generate(&mut u, &Shape::replay()).ok()?;
+    Some((model, p))
 }
 
 /// What identifies a failure across runs.

@@ -61,6 +61,9 @@ impl Layout {
     /// condition) with its initial values.
     pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
         let mut sizes: BTreeMap<String, u32> = BTreeMap::new();
+        // Where each array was first declared: a second declaration with
+        // another length would leave the first one's elements without room.
+        let mut arrays: HashMap<&str, (u32, Pos)> = HashMap::new();
         for i in &test.init {
             match &i.target {
                 InitTarget::Loc(n) => {
@@ -69,6 +72,20 @@ impl Layout {
                 InitTarget::Array { name, len } => {
                     if *len == 0 {
                         return Err((i.pos, format!("array `{name}` has length 0")));
+                    }
+                    match arrays.get(name.as_str()) {
+                        Some(&(first, at)) if first != *len => {
+                            return Err((
+                                i.pos,
+                                format!(
+                                    "array `{name}` is declared again with length {len}; its declaration at {at} has length {first}"
+                                ),
+                            ));
+                        }
+                        Some(_) => {}
+                        None => {
+                            arrays.insert(name, (*len, i.pos));
+                        }
                     }
                     sizes.insert(name.clone(), *len);
                 }
