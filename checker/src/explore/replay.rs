@@ -233,7 +233,7 @@ impl Strategy for Replay {
         // The earliest recorded step, in token order, that is some thread's
         // next one and can be taken now. (Usually the very first pending
         // one: the token's order is one the program can follow.)
-        let mut seen: Vec<ThreadId> = Vec::new();
+        let mut seen: smallvec::SmallVec<[ThreadId; 8]> = smallvec::SmallVec::new();
         let mut first_pending = None;
         for (i, r) in records.iter().enumerate().skip(self.next) {
             let e = r.event();
