@@ -6,8 +6,9 @@
 //!
 //! The parse seeds are also checked for what they stand for: `err-*` seeds
 //! are refused with a located error, `run-*` seeds run and fail inside the
-//! test's program, every other seed is a valid test that runs cleanly under
-//! the parse target's bounds.
+//! test's program, `warn-*` seeds run cleanly with a warning (and only they
+//! warn), every other seed is a valid test that runs cleanly under the
+//! parse target's bounds.
 
 use scopecheck::litmus::{check_source, TestError};
 use scopecheck::MemoryModel;
@@ -83,6 +84,7 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     (Kind::Parse, "statement nested deeper"),
     (Kind::Parse, "expression nested deeper"),
     (Kind::Parse, "condition nested deeper"),
+    (Kind::Parse, "`else if` chain too long"),
     // Locations and the condition.
     (Kind::Parse, "after `locations`"),
     (Kind::Parse, "in the locations list"),
@@ -103,6 +105,9 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     (Kind::Refused, "is not a location of this test"),
     (Kind::Refused, "one region and one type per location"),
     (Kind::Refused, "is declared again with length"),
+    // Size limits (litmus/limits.rs).
+    (Kind::Refused, "memory locations in all"),
+    (Kind::Refused, "too many threads"),
     // A barrier outside the opencl model (unsupported today; item 15 of
     // issue 16 makes it located, so either kind counts).
     (Kind::Refused, "barrier"),
@@ -170,6 +175,13 @@ fn the_parse_corpus_covers_every_construct_of_the_litmus_dialect() {
         let features = litmus_features(&src).unwrap_or_else(|e| panic!("{name} does not parse: {e}"));
         let r = check_source("fuzz.litmus", &src, &parse::options())
             .unwrap_or_else(|e| panic!("{name} is refused: {}", e.located(&name)));
+        // `warn-*` seeds are valid tests the run warns about.
+        assert_eq!(
+            name.starts_with("warn-"),
+            !r.warnings.is_empty(),
+            "{name}: warnings {:?}",
+            r.warnings
+        );
         if name.starts_with("run-") {
             assert!(!r.failures.is_empty(), "{name} should fail at run time but ran cleanly");
         } else {

@@ -3,17 +3,20 @@
 //! `scopecheck litmus FILE|DIR...` checks litmus tests on the same engine as
 //! Rust programs and prints herd-style results (see `--help`).
 
+mod cli;
+
 use clap::{Parser, Subcommand};
+use cli::out::{eprint_line, Out};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use scopecheck::drfrlx::{Check, Infer};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
 use scopecheck::litmus::output::{error_json, herd_text, result_json, witness_dot};
 use scopecheck::litmus::{check_drfrlx_file, check_file, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{MemoryModel, Strategy};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -67,27 +70,37 @@ fn parse_infer(s: &str) -> Result<Infer, String> {
 }
 
 fn parse_model(s: &str) -> Result<MemoryModel, String> {
-    MemoryModel::from_name(&s.to_ascii_lowercase())
-        .ok_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20 or src11)"))
+    MemoryModel::from_name(&s.to_ascii_lowercase()).ok_or_else(|| {
+        scopecheck::litmus::run::not_a_model(s)
+            .unwrap_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20 or src11)"))
+    })
 }
 
 /// `scopecheck drfrlx`: exit status 0 when every test is DRFrlx-legal, 1
 /// when some test has an illegal race, a failure or a non-SC result, 2 when
-/// some test could not be checked.
+/// some test could not be checked or the results could not be written (141
+/// when standard output's reader went away, see `cli::out`).
 fn drfrlx(args: DrfrlxArgs) -> ExitCode {
-    let (files, walk_errors) = collect_files(&args.paths);
+    let found = cli::files::collect(&args.paths);
+    for n in &found.notes {
+        eprint_line(format_args!("note: {n}"));
+    }
+    let (files, walk_errors) = (found.files, found.errors);
     let check = Check {
         infer: args.infer,
         weak_model: args.weak_model,
         quantum_values: args.quantum_values.iter().map(|&v| v as u64).collect(),
         ..Check::new()
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = Out::new();
     let (mut legal, mut illegal, mut errors) = (0, 0, walk_errors.len());
     for e in &walk_errors {
-        eprintln!("{e}");
+        eprint_line(e);
     }
     for file in &files {
+        if out.failed() {
+            break;
+        }
         let name = file.display().to_string();
         // A panic here is a bug of the checker: report it for this test and go on.
         let outcome = match std::panic::catch_unwind(|| check_drfrlx_file(file, &check, args.unroll)) {
@@ -96,8 +109,16 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         };
         match outcome {
             Ok(r) => {
+                // The analysis takes a condition's undeclared location as 0,
+                // as `scopecheck litmus` does: say so the same way.
+                let src = scopecheck::litmus::limits::read_source(file);
+                if let Ok(test) = src.as_deref().map(scopecheck::litmus::parse) {
+                    for (pos, w) in test.map(|t| scopecheck::litmus::warnings::of(&t)).unwrap_or_default() {
+                        eprint_line(format_args!("{name}:{pos}: warning: {w}"));
+                    }
+                }
                 let verdict = if r.is_legal() { "legal" } else { "illegal" };
-                let _ = write!(out, "Test {name}: DRFrlx {verdict}\n{r}\n");
+                out.write(&format!("Test {name}: DRFrlx {verdict}\n{r}\n"));
                 if r.is_legal() {
                     legal += 1;
                 } else {
@@ -105,17 +126,19 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
                 }
             }
             Err(e) => {
-                let _ = writeln!(out, "Test {name}: Error {}\n", e.located(&name));
-                eprintln!("{}", e.located(&name));
+                out.write(&format!("Test {name}: Error {}\n\n", e.located(&name)));
+                eprint_line(e.located(&name));
                 errors += 1;
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "{} test(s): {legal} legal, {illegal} illegal, {errors} error(s)",
+    out.write(&format!(
+        "{} test(s): {legal} legal, {illegal} illegal, {errors} error(s)\n",
         files.len()
-    );
+    ));
+    if let Some(status) = out.finish() {
+        return ExitCode::from(status);
+    }
     if errors > 0 {
         ExitCode::from(2)
     } else if illegal > 0 {
@@ -138,11 +161,17 @@ struct LitmusArgs {
     /// Print one JSON object per test and model (JSON lines) instead of herd's text.
     #[arg(long)]
     json: bool,
-    /// Write the first witness execution of each test as DOT into this folder.
+    /// Write the first witness execution of each test as DOT into this folder,
+    /// as NAME.MODEL.dot: NAME is the file's stem, or its whole path made into
+    /// one name when stems meet, with -2, -3, ... added when names still meet.
     #[arg(long, value_name = "DIR")]
     dot: Option<PathBuf>,
     /// Compare with an expectation file (the format of the corpus's
-    /// expected.tsv) and exit non-zero on any disagreement.
+    /// expected.tsv) and exit non-zero on any disagreement. Every row must name
+    /// an existing file, a file and model take at most one row, and a row
+    /// naming a file inside a folder given here must name one the run checks
+    /// (a *.litmus file); rows for files outside the paths given are skipped,
+    /// so a subset can be checked. A row breaking this stops the run (status 2).
     #[arg(long, value_name = "FILE.tsv")]
     expect: Option<PathBuf>,
     /// Iterations a `while` loop may run; executions needing more are discarded.
@@ -154,14 +183,15 @@ struct LitmusArgs {
     /// the exhaustive exploration; the N parts' counts add up to one run's).
     #[arg(long, default_value = "exhaustive", value_parser = parse_strategy)]
     strategy: Strategy,
-    /// Stop each test after this many executions (its result is then partial).
-    #[arg(long)]
+    /// Stop each test after this many executions, at least 1 (its result is then partial).
+    #[arg(long, value_parser = cli::numbers::positive_u64)]
     max_executions: Option<u64>,
-    /// Stop each test after this many seconds (its result is then partial).
-    #[arg(long, value_name = "SECONDS")]
-    timeout: Option<f64>,
-    /// Tests checked at once (default: the number of cores).
-    #[arg(long, short)]
+    /// Stop each test after this many seconds: a positive number, at most a
+    /// year (its result is then partial).
+    #[arg(long, value_name = "SECONDS", value_parser = cli::numbers::timeout)]
+    timeout: Option<Duration>,
+    /// Tests checked at once, 1 to 1024 (default: the number of cores).
+    #[arg(long, short, value_parser = cli::numbers::jobs)]
     jobs: Option<usize>,
 }
 
@@ -174,7 +204,7 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
             match parts.as_slice() {
                 ["random", seed, n] => Ok(Strategy::Random {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
-                    iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
+                    iterations: cli::numbers::positive_u64(n).map_err(|e| format!("bad execution count: {e}"))?,
                 }),
                 ["shard", spec] => {
                     let (i, n) = spec
@@ -189,7 +219,7 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
                 }
                 ["pct", seed, n, d] => Ok(Strategy::Pct {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
-                    iterations: n.parse().map_err(|_| format!("bad execution count `{n}`"))?,
+                    iterations: cli::numbers::positive_u64(n).map_err(|e| format!("bad execution count: {e}"))?,
                     depth: match d.parse() {
                         Ok(0) => return Err("PCT depth must be at least 1 (depth 1: no priority change point)".into()),
                         Ok(depth) => depth,
@@ -204,44 +234,14 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
     }
 }
 
-/// The litmus files under `paths`, in a stable order; unreadable folders
-/// become errors of their own.
-fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>, errs: &mut Vec<String>) {
-        let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
-            Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
-            Err(e) => {
-                errs.push(format!("{}: cannot read folder: {e}", dir.display()));
-                return;
-            }
-        };
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out, errs);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    let (mut files, mut errs) = (Vec::new(), Vec::new());
-    for p in paths {
-        if p.is_dir() {
-            walk(p, &mut files, &mut errs);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    (files, errs)
-}
-
 /// One unit of work: a file under a model (`None`: the dialect's default).
 struct Job {
     file: PathBuf,
     model: Option<LitmusModel>,
-    /// The file's name in `--dot` output: its stem, or its whole path made
-    /// into one name when another input file has the same stem.
+    /// The file's name in `--dot` output, unique in the run (`cli::dot`).
     dot_name: String,
+    /// Whether this is the file's first job (its warnings are printed once).
+    first_of_file: bool,
 }
 
 /// What a job produced.
@@ -273,33 +273,58 @@ fn model_of(job: &Job, outcome: &Result<TestResult, TestError>) -> Option<Litmus
 }
 
 fn litmus(args: LitmusArgs) -> ExitCode {
-    let (files, walk_errors) = collect_files(&args.paths);
+    let found = cli::files::collect(&args.paths);
+    for n in &found.notes {
+        eprint_line(format_args!("note: {n}"));
+    }
+    let (files, walk_errors) = (found.files, found.errors);
     let mut failed = !walk_errors.is_empty();
     for e in &walk_errors {
-        eprintln!("{e}");
+        eprint_line(e);
     }
     let expectations: Vec<Expectation> = match &args.expect {
         Some(f) => match expect::load(f) {
             Ok(rows) => rows,
             Err(e) => {
-                eprintln!("{e}");
+                eprint_line(e);
                 return ExitCode::from(2);
             }
         },
         None => Vec::new(),
     };
+    if let Some(tsv) = &args.expect {
+        let bad = cli::rows::check(&expectations, &tsv.display().to_string(), &args.paths, &files);
+        if !bad.is_empty() {
+            for b in &bad {
+                eprint_line(b);
+            }
+            eprint_line(format_args!(
+                "{} row(s) of {} name no file this run can check; nothing was run",
+                bad.len(),
+                tsv.display()
+            ));
+            return ExitCode::from(2);
+        }
+    }
     if let Some(d) = &args.dot {
         if let Err(e) = std::fs::create_dir_all(d) {
-            eprintln!("{}: cannot create folder: {e}", d.display());
+            eprint_line(format_args!("{}: cannot create folder: {e}", d.display()));
             return ExitCode::from(2);
+        }
+    }
+    // Each model once (`--model sc,sc` would write one --dot file twice).
+    let mut models: Vec<LitmusModel> = Vec::new();
+    for m in &args.model {
+        if !models.contains(m) {
+            models.push(*m);
         }
     }
     // Each file runs under the models asked for; without `--model`, under
     // every model its expectation rows name (so `--expect` alone checks every
     // row), or else the model its dialect implies.
     let models_for = |f: &Path| -> Vec<Option<LitmusModel>> {
-        if !args.model.is_empty() {
-            return args.model.iter().copied().map(Some).collect();
+        if !models.is_empty() {
+            return models.iter().copied().map(Some).collect();
         }
         let named: Vec<Option<LitmusModel>> = expect::models_of(&expectations, f).into_iter().map(Some).collect();
         if named.is_empty() {
@@ -308,30 +333,16 @@ fn litmus(args: LitmusArgs) -> ExitCode {
             named
         }
     };
-    let stem = |f: &Path| {
-        f.file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default()
-    };
-    let dot_name = |f: &Path| {
-        let shared = files.iter().filter(|g| stem(g) == stem(f)).count() > 1;
-        if shared {
-            f.to_string_lossy()
-                .chars()
-                .map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' })
-                .collect()
-        } else {
-            stem(f)
-        }
-    };
+    let dot_names = cli::dot::names(&files);
     let jobs: Vec<Job> = files
         .iter()
-        .flat_map(|f| {
-            let name = dot_name(f);
-            models_for(f).into_iter().map(move |m| Job {
+        .zip(&dot_names)
+        .flat_map(|(f, name)| {
+            models_for(f).into_iter().enumerate().map(move |(k, m)| Job {
                 file: f.clone(),
                 model: m,
                 dot_name: name.clone(),
+                first_of_file: k == 0,
             })
         })
         .collect();
@@ -340,7 +351,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         unroll: args.unroll,
         strategy: args.strategy.clone(),
         max_executions: args.max_executions,
-        max_duration: args.timeout.map(Duration::from_secs_f64),
+        max_duration: args.timeout,
         witness: args.dot.is_some(),
     };
     let workers = args
@@ -360,17 +371,20 @@ fn litmus(args: LitmusArgs) -> ExitCode {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let next = AtomicUsize::new(0);
+    // Set when results can no longer be written: no new test starts.
+    let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<Done>();
     let mut stats = Summary::default();
+    let mut out = Out::new();
     std::thread::scope(|s| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (next, jobs, opts) = (&next, &jobs, &opts);
+            let (next, jobs, opts, stop) = (&next, &jobs, &opts, &stop);
             // Deep recursion in the parser and the model threads' stacks live
             // elsewhere; the default worker stack is enough for the explorer.
             s.spawn(move || loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= jobs.len() {
+                if k >= jobs.len() || stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let outcome = run_job(&jobs[k], opts);
@@ -390,14 +404,21 @@ fn litmus(args: LitmusArgs) -> ExitCode {
             while printed < jobs.len() {
                 let Some(outcome) = pending[printed].take() else { break };
                 let job = &jobs[printed];
-                bar.suspend(|| report(job, &outcome, &args, &expectations, &mut stats));
+                bar.suspend(|| report(job, &outcome, &args, &expectations, &mut stats, &mut out));
                 printed += 1;
+            }
+            if out.failed() {
+                stop.store(true, Ordering::Relaxed);
+                break;
             }
         }
     });
     bar.finish_and_clear();
+    if let Some(status) = out.finish() {
+        return ExitCode::from(status);
+    }
     failed |= stats.errors > 0 || stats.disagreements > 0;
-    eprintln!(
+    eprint_line(format_args!(
         "{} test runs: {} checked, {} errors, {}{} disagreements{}",
         jobs.len(),
         stats.checked,
@@ -419,7 +440,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         } else {
             String::new()
         }
-    );
+    ));
     if failed {
         ExitCode::FAILURE
     } else {
@@ -444,6 +465,7 @@ fn report(
     args: &LitmusArgs,
     rows: &[Expectation],
     stats: &mut Summary,
+    out: &mut Out,
 ) {
     let file = job.file.display().to_string();
     let model = model_of(job, outcome);
@@ -499,12 +521,16 @@ fn report(
         if let Some(text) = witness_dot(r) {
             let path = dir.join(format!("{}.{}.dot", job.dot_name, r.model));
             if let Err(e) = std::fs::write(&path, text) {
-                eprintln!("{}: cannot write: {e}", path.display());
+                eprint_line(format_args!("{}: cannot write: {e}", path.display()));
                 stats.errors += 1;
             }
         }
     }
-    let mut out = std::io::stdout().lock();
+    if let (Ok(r), true) = (outcome, job.first_of_file) {
+        for (pos, w) in &r.warnings {
+            eprint_line(format_args!("{file}:{pos}: warning: {w}"));
+        }
+    }
     if args.json {
         let mut obj = match outcome {
             Ok(r) => result_json(&file, r),
@@ -513,23 +539,21 @@ fn report(
         if let (Some(t), Some(map)) = (&expect_text, obj.as_object_mut()) {
             map.insert("expect".into(), serde_json::Value::String(t.clone()));
         }
-        let _ = writeln!(out, "{obj}");
+        out.write(&format!("{obj}\n"));
     } else {
         match outcome {
-            Ok(r) => {
-                let _ = write!(out, "{}", herd_text(r));
-            }
+            Ok(r) => out.write(&herd_text(r)),
             Err(e) => {
-                let _ = writeln!(out, "Error {}", e.located(&file));
+                out.write(&format!("Error {}\n", e.located(&file)));
                 if known_reason.is_none() {
-                    eprintln!("{}", e.located(&file));
+                    eprint_line(e.located(&file));
                 }
             }
         }
         if let Some(t) = &expect_text {
-            let _ = writeln!(out, "Expect {t}");
+            out.write(&format!("Expect {t}\n"));
         }
-        let _ = writeln!(out);
+        out.write("\n");
     }
 }
 

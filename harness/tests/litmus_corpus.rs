@@ -105,7 +105,7 @@ fn optimal_agrees_with_reference_on_the_corpus() {
         }
         let a = match check_file(&row.path, &opts(model, Strategy::Exhaustive)) {
             Ok(a) => a,
-            Err(TestError::Unsupported(_)) => continue,
+            Err(TestError::Unsupported { .. }) => continue,
             Err(e) => panic!("{}", e.located(&row.path_text)),
         };
         // (Positive + Negative = executions is checked inside every run: a

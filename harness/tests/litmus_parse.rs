@@ -347,6 +347,7 @@ fn sb_tree() {
                 Prop::Eq(reg(1, "r0"), Value::Int(0)),
             ),
             pos: p(11, 1),
+            vars: vec![(reg(0, "r0"), p(11, 9)), (reg(1, "r0"), p(11, 19))],
         }),
     };
     assert_eq!(parse(SB), Ok(expected));
@@ -492,6 +493,11 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                 ),
             ),
             pos: p(13, 1),
+            vars: vec![
+                (reg(1, "r0"), p(13, 10)),
+                (loc("x", 0), p(13, 23)),
+                (loc("y", 0), p(13, 32)),
+            ],
         }),
     };
     assert_eq!(parse(src), Ok(expected));
@@ -566,6 +572,7 @@ forall (0:r1 = 1 /\\ P0:r2 != 1)
                 Prop::Ne(reg(0, "r2"), Value::Int(1))
             ),
             pos: p(8, 1),
+            vars: vec![(reg(0, "r1"), p(8, 9)), (reg(0, "r2"), p(8, 21))],
         })
     );
 }
@@ -1204,22 +1211,23 @@ fn lexical_oddities() {
 fn nesting_limits() {
     let n = 100_000;
     let in_thread = |body: &str| format!("C deep\n{{}}\nP0 (int* x) {{\n  {body}\n}}\n");
+    // Expressions count their own levels, not the statements' around them.
     let cases = [
         (
             in_thread(&format!("int r = {};", "(".repeat(n))),
-            "4:266: expression nested deeper than 256 levels",
+            "4:267: expression nested deeper than 256 levels",
         ),
         (
             in_thread(&format!("int r = {}1;", "-!".repeat(n))),
-            "4:266: expression nested deeper than 256 levels",
+            "4:267: expression nested deeper than 256 levels",
         ),
         (
             in_thread(&format!("int r = {}", "atomic_load(".repeat(n))),
-            "4:3071: expression nested deeper than 256 levels",
+            "4:3083: expression nested deeper than 256 levels",
         ),
         (
             in_thread(&format!("int r = {}", "x[".repeat(n))),
-            "4:521: expression nested deeper than 256 levels",
+            "4:523: expression nested deeper than 256 levels",
         ),
         (
             in_thread(&format!("int r = 1{};", "+1".repeat(n))),
@@ -1231,7 +1239,9 @@ fn nesting_limits() {
         ),
         (
             in_thread(&"if (1) ".repeat(n)),
-            "4:1792: expression nested deeper than 256 levels",
+            // The 257th `if` is the statement too deep (not the condition
+            // of the 256th, as when statements and expressions shared a count).
+            "4:1795: statement nested deeper than 256 levels",
         ),
         (
             format!("{}exists {}", in_thread(""), "(".repeat(n)),
@@ -1254,6 +1264,70 @@ fn nesting_limits() {
     parse(&ok).unwrap();
     let ok = format!("{}exists {}", in_thread(""), vec!["x=1"; 250].join(" /\\ "));
     parse(&ok).unwrap();
+}
+
+/// An `if` or `while` and the block that is its body are one level, an
+/// `else if` chain is flat, and a statement too deep is blamed as one (at
+/// its own first token), never a condition inside it.
+#[test]
+fn real_nesting_only() {
+    let in_thread = |body: &str| format!("C deep\n{{}}\nP0 (int* x) {{\n  int r0 = 0;\n  {body}\n}}\n");
+    // 255 levels of `if (1) { ... }` and the statement inside (level 256)
+    // parse; one more, and the statement inside is refused.
+    let nest = |k: usize, kw: &str| format!("{}r0 = 1;{}", format!("{kw} (1) {{ ").repeat(k), " }".repeat(k));
+    parse(&in_thread(&nest(255, "if"))).unwrap();
+    parse(&in_thread(&nest(255, "while"))).unwrap();
+    assert_eq!(
+        parse(&in_thread(&nest(256, "if"))).unwrap_err().to_string(),
+        format!("5:{}: statement nested deeper than 256 levels", 3 + 9 * 256)
+    );
+    // A 300-arm `else if` chain, with a 200-level nest in its last arm.
+    let arms: String = (1..300)
+        .map(|k| format!(" else if (r0 == {k}) {{ r0 = {k}; }}"))
+        .collect();
+    let src = in_thread(&format!(
+        "if (r0 == 0) {{ r0 = 1; }}{arms} else {{ {} }}",
+        nest(200, "if")
+    ));
+    let t = parse(&src).unwrap();
+    // The chain is nested in the tree: 299 `else if`s, then the `else`.
+    let mut depth = 0;
+    let mut s = &t.threads[0].body[1];
+    while let StmtKind::If { els, .. } = &s.kind {
+        match &els[..] {
+            [one @ Stmt {
+                kind: StmtKind::If { .. },
+                ..
+            }] if depth < 299 => s = one,
+            _ => break,
+        }
+        depth += 1;
+    }
+    assert_eq!(depth, 299);
+    // The tree bound: an `else if` that would be level 1025 is refused at its `if`...
+    let arms: String = (1..1100).map(|k| format!("\nelse if (r0 == {k}) {{}}")).collect();
+    let e = parse(&in_thread(&format!("if (r0 == 0) r0 = 1;{arms}"))).unwrap_err();
+    assert_eq!(e.pos, Pos { line: 5 + 1024, col: 6 }, "{e}");
+    assert!(
+        e.message
+            .starts_with("`else if` chain too long: this `if` is level 1025"),
+        "{e}"
+    );
+    // ...and a statement that would be, at the statement (here in arm 1023).
+    let arms: String = (1..1100).map(|k| format!("\nelse if (r0 == {k}) r0 = {k};")).collect();
+    let e = parse(&in_thread(&format!("if (r0 == 0) r0 = 1;{arms}"))).unwrap_err();
+    assert_eq!(
+        e.pos,
+        Pos {
+            line: 5 + 1023,
+            col: 22
+        },
+        "{e}"
+    );
+    assert!(e.message.contains("this statement is level 1025"), "{e}");
+    // 1022 arms with a statement each parse.
+    let arms: String = (1..=1022).map(|k| format!("\nelse if (r0 == {k}) r0 = {k};")).collect();
+    parse(&in_thread(&format!("if (r0 == 0) r0 = 1;{arms}"))).unwrap();
 }
 
 // ---- fuzz ----

@@ -417,6 +417,9 @@ pub struct Condition {
     pub prop: Prop,
     /// Where the quantifier is.
     pub pos: Pos,
+    /// Each state variable the proposition names, where it is written, in
+    /// source order (for messages about one of them).
+    pub vars: Vec<(StateVar, Pos)>,
 }
 
 /// The quantifier of a condition.

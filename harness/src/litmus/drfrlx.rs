@@ -13,7 +13,7 @@
 use super::ast::Test;
 use super::interp::{Layout, Program};
 use super::parser::parse;
-use super::run::{leak_name, loc_names, observed_vars, validate, LitmusModel, TestError};
+use super::run::{leak_name, litmus_advice, loc_names, observed_vars, validate, Front, LitmusModel, TestError};
 use crate::drfrlx::{Check, DrfReport};
 use scopecheck_checker::event::{Order, Scope};
 use scopecheck_checker::MemoryModel;
@@ -27,8 +27,7 @@ pub fn check_drfrlx_source(file: &str, src: &str, check: &Check, unroll: u32) ->
 
 /// Reads `path` and runs the DRFrlx check on it.
 pub fn check_drfrlx_file(path: &std::path::Path, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
-    let bytes = std::fs::read(path).map_err(|e| TestError::Io(format!("cannot read: {e}")))?;
-    let src = String::from_utf8_lossy(&bytes);
+    let src = super::limits::read_source(path)?;
     check_drfrlx_source(&path.display().to_string(), &src, check, unroll)
 }
 
@@ -37,7 +36,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
     // The same static checks as a run under `sc` (names, registers,
     // constructs the interpreter supports); DRFrlx has no scopes, so scoped
     // tests are judged as if every scope were system.
-    validate(test, LitmusModel::Engine(MemoryModel::Sc))?;
+    validate(test, LitmusModel::Engine(MemoryModel::Sc), Front::Drfrlx)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
@@ -53,7 +52,9 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);
-    Ok(check.explore(|| {
+    let mut report = check.explore(|| {
         prog.execute();
-    }))
+    });
+    litmus_advice(&mut report.failures);
+    Ok(report)
 }

@@ -19,7 +19,7 @@ pub struct Expectation {
     pub path: PathBuf,
     /// The path as written.
     pub path_text: String,
-    /// The model (`rc11`, `sc`, `opencl`, ...; aliases such as `c11` parse too).
+    /// The model (`rc11`, `sc`, `opencl`, ...; `cpp20` also as `c++20` or `rust`).
     pub model: LitmusModel,
     /// `condition_holds`: the verdict, if recorded.
     pub holds: Option<bool>,

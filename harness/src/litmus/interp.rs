@@ -60,6 +60,8 @@ impl Layout {
     /// Collects every location the test names (init block, parameters,
     /// condition) with its initial values.
     pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
+        // Nothing below allocates more than the limit allows.
+        super::limits::element_count(test)?;
         let mut sizes: BTreeMap<String, u32> = BTreeMap::new();
         // Where each array was first declared: a second declaration with
         // another length would leave the first one's elements without room.
@@ -240,7 +242,7 @@ pub fn placement_of(t: &Thread) -> Placement {
     }
     let level = |l: Level| t.placement.iter().find(|(x, _)| *x == l).map(|(_, v)| *v);
     // Distinct threads have distinct indices, so `t.index` makes a group of one.
-    let alone = 1000 + t.index;
+    let alone = 1000u32.wrapping_add(t.index);
     Placement::gpu(
         level(Level::Device).unwrap_or(0),
         level(Level::Block).unwrap_or(alone),
@@ -480,10 +482,29 @@ impl ThreadRun<'_, '_> {
                 }
             },
             StmtKind::If { cond, then, els } => {
-                if self.truth(cond) {
-                    self.block(then);
-                } else {
-                    self.block(els);
+                // An `else if` chain is walked in a loop: model threads'
+                // stacks then hold only the test's real nesting.
+                let (mut cond, mut then, mut els) = (cond, then, els);
+                loop {
+                    if self.truth(cond) {
+                        self.block(then);
+                        break;
+                    }
+                    match &els[..] {
+                        [Stmt {
+                            kind:
+                                StmtKind::If {
+                                    cond: c,
+                                    then: t,
+                                    els: e,
+                                },
+                            ..
+                        }] => (cond, then, els) = (c, t, e),
+                        _ => {
+                            self.block(els);
+                            break;
+                        }
+                    }
                 }
             }
             StmtKind::While { cond, body } => {

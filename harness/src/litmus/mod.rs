@@ -19,10 +19,12 @@ pub mod drfrlx;
 pub mod expect;
 pub mod interp;
 pub mod lexer;
+pub mod limits;
 pub mod opencl;
 pub mod output;
 pub mod parser;
 pub mod run;
+pub mod warnings;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
 pub use parser::{parse, ParseError};

@@ -160,6 +160,9 @@ pub fn herd_text(r: &TestResult) -> String {
     for n in &r.notes {
         let _ = writeln!(o, "Note {n}");
     }
+    for (pos, w) in &r.warnings {
+        let _ = writeln!(o, "Warning {pos}: {w}");
+    }
     o
 }
 
@@ -285,6 +288,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "shard": r.shard.map(|(i, n)| format!("{i}/{n}")),
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
+        "warnings": r.warnings.iter().map(|(pos, w)| format!("{file}:{pos}: {w}")).collect::<Vec<_>>(),
     })
 }
 

@@ -33,7 +33,13 @@
 //!
 //! The parser never panics and never recurses without bound: nesting (of
 //! parentheses, blocks, unary operators, and the height of expression and
-//! proposition trees) is limited to [`NESTING_LIMIT`] levels.
+//! proposition trees) is limited to [`NESTING_LIMIT`] levels. Statements
+//! and expressions are counted apart, so a shallow statement never has its
+//! expression blamed for the statements around it; an `if` or `while` and
+//! the block that is its body are one level; an `else if` is not a level
+//! (the arms of a chain are side by side), but since each one is an `if`
+//! inside the `else` before it in the tree, the tree is limited to
+//! [`STATEMENT_TREE_LIMIT`] levels counting them.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -44,6 +50,11 @@ use super::lexer::{Lexer, Token, TokenKind as T};
 /// How deep parentheses, blocks, unary operators and operator chains may
 /// nest before the parser gives up with an error.
 pub const NESTING_LIMIT: u32 = 256;
+
+/// How deep the statement tree may be when each `else if` counts as a
+/// level (it is an `if` inside the `else` before it): everything that walks
+/// the tree recursively stays within this many levels.
+pub const STATEMENT_TREE_LIMIT: u32 = 1024;
 
 /// A located parse error: `line:col: message`, message says what was expected and what was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +80,9 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
         ahead: VecDeque::new(),
         arch: Arch::C,
         depth: 0,
+        stmt_depth: 0,
+        chain: 0,
+        cond_vars: Vec::new(),
     }
     .test()
 }
@@ -290,8 +304,15 @@ struct Parser {
     /// Tokens lexed but not consumed yet.
     ahead: VecDeque<Token>,
     arch: Arch,
-    /// Current recursion depth.
+    /// Current recursion depth in expressions and conditions.
     depth: u32,
+    /// Statements open around the current point (an `if` or `while` with a
+    /// block body is one).
+    stmt_depth: u32,
+    /// `else if` arms open around the current point.
+    chain: u32,
+    /// The condition's state variables read so far, with their positions.
+    cond_vars: Vec<(StateVar, Pos)>,
 }
 
 impl Parser {
@@ -906,23 +927,40 @@ impl Parser {
         self.ident_at(0).is_some_and(|s| thread_name(&s).is_some()) && matches!(self.peek_at(1).kind, T::LParen | T::At)
     }
 
-    /// The body of an `if`, `else` or `while`: a block's statements, one statement, or none for `;`.
+    /// The body of an `if`, `else` or `while`: a block's statements, one
+    /// statement, or none for `;`. A block here is the statement's own
+    /// level, not one more.
     fn body(&mut self) -> PResult<Vec<Stmt>> {
+        if self.at(&T::LBrace) {
+            let open = self.bump().pos;
+            return self.block_rest(open);
+        }
         Ok(match tri!(self.stmt()) {
             None => Vec::new(),
-            Some(Stmt {
-                kind: StmtKind::Block(v),
-                ..
-            }) => v,
             Some(s) => vec![s],
         })
     }
 
     /// One statement (`None` for an empty `;`).
     fn stmt(&mut self) -> PResult<Option<Stmt>> {
-        tri!(self.enter("statement"));
+        self.stmt_depth += 1;
+        if self.stmt_depth > NESTING_LIMIT {
+            return Err(self.too_deep("statement"));
+        }
+        if self.stmt_depth + self.chain > STATEMENT_TREE_LIMIT {
+            let at = self.pos();
+            return Err(Self::error(
+                at,
+                format!(
+                    "statement nested too deep in `else if` chains: this statement is level {} of the statement \
+                     tree (each `else if` is an `if` inside the `else` before it), which may be at most \
+                     {STATEMENT_TREE_LIMIT} levels deep",
+                    self.stmt_depth + self.chain
+                ),
+            ));
+        }
         let r = self.stmt_inner();
-        self.leave();
+        self.stmt_depth -= 1;
         r
     }
 
@@ -954,17 +992,52 @@ impl Parser {
         }
     }
 
+    /// `if (c) s [else if (c) s]* [else s]`: the `else if` arms are read
+    /// in a loop, side by side, and nested (each the `else` of the one
+    /// before) only once read.
     fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = tri!(self.paren_cond("if"));
         let then = tri!(self.body());
-        let els = if self.at_ident("else") {
+        let mut arms: Vec<(Pos, Expr, Vec<Stmt>)> = Vec::new();
+        let mut els = Vec::new();
+        while self.at_ident("else") {
             self.bump();
-            tri!(self.body())
-        } else {
-            Vec::new()
-        };
+            if !self.at_ident("if") {
+                els = tri!(self.body());
+                break;
+            }
+            let at = self.bump().pos;
+            self.chain += 1;
+            tri!(self.check_tree(at));
+            let c = tri!(self.paren_cond("if"));
+            let t = tri!(self.body());
+            arms.push((at, c, t));
+        }
+        self.chain -= arms.len() as u32;
+        for (pos, cond, then) in arms.into_iter().rev() {
+            els = vec![Stmt {
+                kind: StmtKind::If { cond, then, els },
+                pos,
+            }];
+        }
         Ok(StmtKind::If { cond, then, els })
+    }
+
+    /// Fails at the `if` of an `else if` at `at` when it takes the
+    /// statement tree past [`STATEMENT_TREE_LIMIT`].
+    fn check_tree(&mut self, at: Pos) -> PResult<()> {
+        let level = self.stmt_depth + self.chain;
+        if level > STATEMENT_TREE_LIMIT {
+            return Err(Self::error(
+                at,
+                format!(
+                    "`else if` chain too long: this `if` is level {level} of the statement tree (each `else if` \
+                     is an `if` inside the `else` before it), which may be at most {STATEMENT_TREE_LIMIT} levels deep"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn while_stmt(&mut self) -> PResult<StmtKind> {
@@ -1478,7 +1551,13 @@ impl Parser {
             Quantifier::NotExists
         };
         let (prop, _) = self.prop_or()?;
-        Ok(Condition { quantifier, prop, pos })
+        let vars = std::mem::take(&mut self.cond_vars);
+        Ok(Condition {
+            quantifier,
+            prop,
+            pos,
+            vars,
+        })
     }
 
     fn prop_or(&mut self) -> PResult<WithHeight<Prop>> {
@@ -1537,7 +1616,9 @@ impl Parser {
             self.bump();
             return Ok((Prop::False, 1));
         }
+        let at = self.pos();
         let var = self.state_var("a proposition (`0:r0 = 1`, `x = 1`, `true`, `~`, `(`)")?;
+        self.cond_vars.push((var.clone(), at));
         let eq = match self.kind() {
             T::Assign | T::EqEq => true,
             T::NotEq => false,

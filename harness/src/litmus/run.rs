@@ -62,9 +62,21 @@ impl FromStr for LitmusModel {
         if lower == "opencl" {
             return Ok(LitmusModel::OpenCl);
         }
-        MemoryModel::from_name(&lower)
-            .map(LitmusModel::Engine)
-            .ok_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"))
+        MemoryModel::from_name(&lower).map(LitmusModel::Engine).ok_or_else(|| {
+            not_a_model(s).unwrap_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11 or opencl)"))
+        })
+    }
+}
+
+/// The message for a name that looks like a model but is not one scopecheck
+/// has (`c11`), saying what to use instead; `None` for other names.
+pub fn not_a_model(name: &str) -> Option<String> {
+    match name.to_ascii_lowercase().as_str() {
+        "c11" => Some(format!(
+            "`{name}`: scopecheck has no C11 model yet (C11 as published is not RC11: it allows out-of-thin-air \
+             values and has weaker SC fences); use `rc11` (herd's rc11.cat) or `cpp20` (C++20, what Rust uses)"
+        )),
+        _ => None,
     }
 }
 
@@ -113,8 +125,14 @@ pub enum TestError {
         /// What.
         message: String,
     },
-    /// The test needs something the chosen model does not support yet.
-    Unsupported(String),
+    /// The test needs something the chosen model (or analysis) does not
+    /// support (located: where the test uses it).
+    Unsupported {
+        /// Where.
+        pos: Pos,
+        /// What, and what would support it.
+        message: String,
+    },
     /// The checker itself broke (a bug in scopecheck, not in the test).
     Internal(String),
 }
@@ -126,7 +144,7 @@ impl TestError {
             TestError::Io(m) => format!("{file}: {m}"),
             TestError::Parse(e) => format!("{file}:{e}"),
             TestError::Invalid { pos, message } => format!("{file}:{pos}: {message}"),
-            TestError::Unsupported(m) => format!("{file}: unsupported: {m}"),
+            TestError::Unsupported { pos, message } => format!("{file}:{pos}: unsupported: {message}"),
             TestError::Internal(m) => format!("{file}: scopecheck internal error (a bug in the checker): {m}"),
         }
     }
@@ -137,7 +155,7 @@ impl TestError {
             TestError::Io(_) => "io",
             TestError::Parse(_) => "parse",
             TestError::Invalid { .. } => "invalid",
-            TestError::Unsupported(_) => "unsupported",
+            TestError::Unsupported { .. } => "unsupported",
             TestError::Internal(_) => "internal",
         }
     }
@@ -188,6 +206,9 @@ pub struct TestResult {
     pub elapsed: Duration,
     /// Things the reader should know (scopes ignored by the model, ...).
     pub notes: Vec<String>,
+    /// Likely mistakes in the test that do not stop it (a condition naming
+    /// a location the test does not declare), each with where it is.
+    pub warnings: Vec<(Pos, String)>,
     /// The litmus name of each engine thread after the first (`P0`, ...).
     pub thread_names: Vec<String>,
     /// The litmus name of each location, in allocation order (`x`, `y[1]`).
@@ -253,15 +274,14 @@ pub fn check_source(file: &str, src: &str, opts: &Options) -> Result<TestResult,
 
 /// Reads and checks the litmus file at `path`.
 pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, TestError> {
-    let bytes = std::fs::read(path).map_err(|e| TestError::Io(format!("cannot read: {e}")))?;
-    let src = String::from_utf8_lossy(&bytes);
+    let src = super::limits::read_source(path)?;
     check_source(&path.display().to_string(), &src, opts)
 }
 
 /// Checks a parsed test.
 pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
-    let notes = validate(test, model)?;
+    let notes = validate(test, model, Front::Litmus)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
@@ -287,13 +307,21 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             (MemoryModel::Porf, Some(env))
         }
     };
+    let defaults = RunConfig::default();
+    // Thread 0 allocates every location, spawns and joins every thread and
+    // reads the final state: those steps are the test's size, not a loop,
+    // and must not count against the bound that catches runaway threads.
+    let setup_steps = layout.names.iter().map(|(_, n)| u64::from(*n)).sum::<u64>()
+        + 2 * test.threads.len() as u64
+        + observed.len() as u64;
     let config = RunConfig {
         model: engine_model,
         strategy: opts.strategy.clone(),
         max_executions: opts.max_executions,
         max_duration: opts.max_duration,
         record_races: true,
-        ..RunConfig::default()
+        max_steps: defaults.max_steps.saturating_add(setup_steps),
+        ..defaults
     };
     struct Seen {
         states: BTreeMap<FinalState, u64>,
@@ -378,7 +406,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         *s.states.entry(state).or_insert(0) += 1;
     });
     let seen = seen.into_inner();
-    let failures = r.failures;
+    let mut failures = r.failures;
+    litmus_advice(&mut failures);
     // Every complete execution records exactly one final state (or, under
     // opencl, is rejected); a mismatch means the runtime and the interpreter
     // disagree about what finished.
@@ -446,6 +475,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         witness_state,
         elapsed: r.elapsed,
         notes,
+        warnings: super::warnings::of(test),
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
         loc_names: loc_names(&layout),
     })
@@ -484,6 +514,20 @@ pub(super) fn loc_names(layout: &Layout) -> Vec<String> {
         .iter()
         .flat_map(|(n, len)| (0..*len).map(move |k| if *len == 1 { n.clone() } else { format!("{n}[{k}]") }))
         .collect()
+}
+
+/// The engine's advice for a runaway thread is for Rust programs
+/// (`scopecheck::hint::spin_loop()`, `max_steps`), which a litmus test
+/// cannot follow: it gets advice about what its commands have instead.
+pub(super) fn litmus_advice(failures: &mut [Failure]) {
+    for f in failures.iter_mut().filter(|f| f.kind == FailureKind::Runaway) {
+        if let Some((what, _)) = f.message.split_once("; a loop that waits") {
+            f.message = format!(
+                "{what}; a thread of a litmus test runs at most that many operations in one execution: a `while` \
+                 loop runs at most `--unroll` iterations (lower it), or the thread is too long"
+            );
+        }
+    }
 }
 
 /// A race of an opencl execution as a failure report, like the engine's.
@@ -525,9 +569,20 @@ fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failure {
     }
 }
 
+/// Which command a test is checked for: what an unsupported construct's
+/// message may suggest depends on the options that command has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Front {
+    /// `scopecheck litmus` (has `--model opencl`).
+    Litmus,
+    /// `scopecheck drfrlx` (no `--model`).
+    Drfrlx,
+}
+
 /// Static checks: every name means something, and the model supports what
 /// the test uses. Returns notes for the reader.
-pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, TestError> {
+pub(super) fn validate(test: &Test, model: LitmusModel, front: Front) -> Result<Vec<String>, TestError> {
+    super::limits::check(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let mut notes = Vec::new();
     let mut seen_threads = HashSet::new();
     let locations: HashSet<&str> = test
@@ -575,10 +630,18 @@ pub(super) fn validate(test: &Test, model: LitmusModel) -> Result<Vec<String>, T
             return Err(TestError::Invalid { pos, message });
         }
         if let Some(pos) = w.barrier.filter(|_| model != LitmusModel::OpenCl) {
-            return Err(TestError::Unsupported(format!(
-                "P{} has a barrier at {pos}; barriers are supported only by the opencl model (`--model opencl`)",
-                t.index
-            )));
+            let message = match front {
+                Front::Litmus => format!(
+                    "P{} has a barrier; barriers are supported only by the opencl model (`--model opencl`), not \
+                     by {model}",
+                    t.index
+                ),
+                Front::Drfrlx => format!(
+                    "P{} has a barrier; the DRFrlx analysis has no barriers (it judges C11 atomics only)",
+                    t.index
+                ),
+            };
+            return Err(TestError::Unsupported { pos, message });
         }
         if !t.placement.is_empty() {
             scoped = true;
