@@ -162,7 +162,7 @@ fn a_thread_removed_diverges_where_main_would_join_it() {
     // then loads `y` where the token has it join thread 2.
     let d = diverged_at(&r, STEPS, STEPS + 2);
     assert!(
-        d.contains("the token expected thread 0 to join thread 2 as its event #8"),
+        d.contains("the token expected thread 0 to join thread 2 as event T0.8"),
         "{d}"
     );
     assert!(d.contains("but thread 0 went to load"), "{d}");
@@ -191,7 +191,7 @@ fn a_load_of_another_location_diverges_at_that_step() {
     let (x, y) = (at("let x = Arc::new"), at("let y = Arc::new"));
     assert!(
         d.contains(&format!(
-            "expected thread 0 to load loc0.0 (created at {x}:26) as its event #5"
+            "expected thread 0 to load loc0.0 (created at {x}:26) as event T0.5"
         )),
         "{d}"
     );
@@ -235,8 +235,8 @@ fn an_operation_added_before_a_step_shifts_its_position() {
     let token = token_of(prog(V::Same));
     let d = diverged_at(&replay(&token, prog(V::ExtraFence)), 2, STEPS);
     assert!(d.contains("expected thread 0 to load loc0.0"), "{d}");
-    assert!(d.contains("as its event #5, but thread 0 went to load"), "{d}");
-    assert!(d.contains("as its event #6"), "{d}");
+    assert!(d.contains("as event T0.5, but thread 0 went to load"), "{d}");
+    assert!(d.contains("as event T0.6"), "{d}");
 }
 
 #[test]
@@ -280,7 +280,7 @@ fn a_join_ordered_differently_diverges_at_the_join() {
     assert_eq!(again.failures()[0].token, token);
     let d = diverged_at(&replay(&token, joins(true)), 3, 5);
     assert!(
-        d.contains("the token expected thread 0 to join thread 1 as its event #"),
+        d.contains("the token expected thread 0 to join thread 1 as event T0."),
         "{d}"
     );
     assert!(d.contains("but thread 0 went to join thread 2 at"), "{d}");
@@ -458,8 +458,50 @@ fn a_loop_cut_by_its_bound_is_a_divergence() {
         "{why}"
     );
     assert!(
-        why.contains("as its event #5, but thread 2 gave up the execution"),
+        why.contains("as event T2.5, but thread 2 gave up the execution"),
         "{why}"
     );
     assert_eq!(short.verdict(), None, "{why}");
+}
+
+/// Message passing through atomics: thread 1 writes `data` then `flag`;
+/// main reads `flag` then `data` and asserts it saw the data when it saw
+/// the flag. `sync`: release/acquire on the flag.
+fn mp_atomics(sync: bool) -> impl Fn() {
+    move || {
+        let data = Arc::new(AtomicUsize::new(0));
+        let flag = Arc::new(AtomicUsize::new(0));
+        let (d, f) = (data.clone(), flag.clone());
+        let t = thread::spawn(move || {
+            d.store(1, Relaxed);
+            f.store(1, if sync { Release } else { Relaxed });
+        });
+        if flag.load(if sync { Acquire } else { Relaxed }) == 1 {
+            assert_eq!(data.load(Relaxed), 1, "stale data"); // data load
+        }
+        t.join().unwrap();
+    }
+}
+
+/// The same steps (orders are not part of a step), but with the flag
+/// synchronizing, the stale read the token records is no longer one the
+/// program can make: the replay diverges at that read, naming the writes it
+/// may read, and reports no failure.
+#[test]
+fn a_recorded_read_the_program_can_no_longer_make_diverges_there() {
+    let token = token_of(mp_atomics(false));
+    let again = replay(&token, mp_atomics(false));
+    assert_eq!(again.failures()[0].token, token);
+    assert!(again.failures()[0].message.contains("stale data"));
+    // Thread 1's two stores and main's flag load replay; the data load is step 4.
+    let d = diverged_at(&replay(&token, mp_atomics(true)), 4, 4);
+    assert!(
+        d.contains(&format!(
+            "the token expected thread 0 to load loc0.0 (created at {}:29) as event T0.5 reading the initial value, \
+             but the program cannot read that write there (it may read: T1.1 store(rlx) loc0.0 := 1 at {}:",
+            at("let data = Arc::new(AtomicUsize::new(0));"),
+            at("d.store(1, Relaxed);")
+        )),
+        "{d}"
+    );
 }

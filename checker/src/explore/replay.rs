@@ -140,7 +140,7 @@ impl Replay {
     }
 
     /// Record `i` in the program's terms: `thread 1 to load loc0.1 (created
-    /// at src) as its event #3`.
+    /// at src) as event T1.3` (events named as failure reports name them).
     fn describe_record(&self, g: &ExecutionGraph, i: usize) -> String {
         let r = self.token.records[i];
         let e = r.event();
@@ -154,7 +154,7 @@ impl Replay {
             Record::Join { target, .. } => format!("join thread {target}"),
             Record::Barrier { .. } => "wait at a GPU barrier".into(),
         };
-        format!("thread {} to {what} as its event #{}", e.thread, e.index)
+        format!("thread {} to {what} as event T{}.{}", e.thread, e.thread, e.index)
     }
 
     /// The write `w` in the program's terms.
@@ -162,12 +162,15 @@ impl Replay {
         if w.is_init() {
             "the initial value".into()
         } else if g.contains(w) {
-            format!("thread {}'s {} at {}", w.thread, g.event(w).describe(), g.event(w).src)
-        } else {
             format!(
-                "thread {}'s event #{} (which the program has not made)",
-                w.thread, w.index
+                "T{}.{} {} at {}",
+                w.thread,
+                w.index,
+                g.event(w).describe(),
+                g.event(w).src
             )
+        } else {
+            format!("event T{}.{} (which the program has not made)", w.thread, w.index)
         }
     }
 }
@@ -340,7 +343,7 @@ impl Strategy for Replay {
             return false;
         }
         let index = g.thread_len(t);
-        let found = |g: &ExecutionGraph| format!("thread {t} went to {} as its event #{index}", op_text(g, op, src));
+        let found = |g: &ExecutionGraph| format!("thread {t} went to {} as event T{t}.{index}", op_text(g, op, src));
         match self.next_of(g, t) {
             None => {
                 let expected = format!("no further step of thread {t} (the recorded execution stopped there)");
@@ -383,7 +386,7 @@ impl Strategy for Replay {
                 Self::describe_write(g, rf),
                 if spurious { " (failing spuriously)" } else { "" }
             ),
-            _ => format!("no read as thread {}'s event #{}", read.thread, read.index),
+            _ => format!("no read as event T{}.{}", read.thread, read.index),
         };
         let found = format!(
             "the program cannot read that write there (it may read: {})",
@@ -422,7 +425,7 @@ impl Strategy for Replay {
                     self.describe_record(g, i)
                 )
             }
-            _ => format!("no write as thread {}'s event #{}", write.thread, write.index),
+            _ => format!("no write as event T{}.{}", write.thread, write.index),
         };
         self.diverge(g, expected, "the program cannot place the write there".into());
         places.len() - 1
