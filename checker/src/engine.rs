@@ -14,6 +14,7 @@ use crate::graph::ExecutionGraph;
 use crate::graph::SyncRules;
 use crate::memory::{MemoryTable, Platform, Residence};
 
+mod deadline;
 mod hang;
 mod memory_race;
 use crate::model::relations::Relations;
@@ -33,6 +34,10 @@ pub enum Stop {
     /// added only to compute revisits, or the graph became inconsistent): it
     /// is counted as blocked.
     Moot,
+    /// The run's deadline ([`Limits::deadline`]) passed during the
+    /// execution: it is abandoned unfinished, neither counted nor reported
+    /// (what it would have done is unknown), and the run stops.
+    Cut,
 }
 
 /// What the runtime knows about a thread when it asks whom to run.
@@ -147,6 +152,9 @@ pub struct Limits {
     /// complete execution and collected in [`Engine::races`] instead of
     /// ending the execution (herd's treatment, used for litmus tests).
     pub record_races: bool,
+    /// When the run must stop, even in the middle of an execution: the
+    /// clock is read every few hundred steps ([`Stop::Cut`]).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Data races collected when [`Limits::record_races`] is set.
@@ -191,6 +199,8 @@ pub struct Engine {
     checks_steps: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
+    /// The run's deadline, read every few hundred steps.
+    deadline: deadline::Deadline,
 }
 
 impl Engine {
@@ -202,6 +212,7 @@ impl Engine {
             takes_leftmost: strategy.takes_leftmost(),
             checks_steps: strategy.checks_steps(),
             replayed: false,
+            deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
             model,
             stats: Stats::default(),
@@ -432,7 +443,20 @@ impl Engine {
         ))
     }
 
+    /// Counts a step that does no operation (a litmus loop iteration that
+    /// touches no memory): only the deadline looks at it, so a loop that
+    /// does nothing else still stops when the run's time is up.
+    pub fn tick(&mut self) -> Result<(), Stop> {
+        if self.deadline.passed_at_step() {
+            return Err(Stop::Cut);
+        }
+        Ok(())
+    }
+
     fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        if self.deadline.passed_at_step() {
+            return Err(Stop::Cut);
+        }
         let max = self.limits.max_steps;
         let r = self.rt(t);
         r.steps += 1;

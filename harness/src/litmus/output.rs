@@ -146,6 +146,9 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(line) = shard_text(r) {
         let _ = writeln!(o, "{line}");
     }
+    if let Some(why) = &r.no_answer {
+        let _ = writeln!(o, "No answer: {why}");
+    }
     if r.races.is_empty() {
         o.push_str("Races none\n");
     } else {
@@ -286,6 +289,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "complete": r.complete,
         "incomplete_reason": r.incomplete_reason,
         "shard": r.shard.map(|(i, n)| format!("{i}/{n}")),
+        "no_answer": r.no_answer,
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
         "warnings": r.warnings.iter().map(|(pos, w)| format!("{file}:{pos}: {w}")).collect::<Vec<_>>(),
