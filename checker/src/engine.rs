@@ -16,6 +16,7 @@ use crate::memory::{MemoryTable, Platform, Residence};
 
 mod hang;
 mod memory_race;
+mod yield_hint;
 use crate::model::relations::Relations;
 use crate::model::{Candidates, MemoryModel, Places};
 use crate::progress::{Progress, ProgressState};
@@ -111,6 +112,10 @@ struct ThreadRt {
     spin_wrote: bool,
     /// Set while the thread waits at a spin hint.
     spin_wait: Option<SpinWait>,
+    /// Where the thread's previous `yield_now` was and what the iteration
+    /// before it read, if that iteration read something and wrote nothing
+    /// (`yield_hint`).
+    yield_prev: Option<(SourceLoc, SmallVec<[(Loc, EventId); 4]>)>,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
@@ -643,6 +648,8 @@ impl Engine {
         // Already one entry per location, the mo-latest write read there.
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
+        // A spin hint ends the iteration a later `yield_now` compares with.
+        r.yield_prev = None;
         if wrote || read.is_empty() {
             r.spin_prev = None;
             return Ok(false);

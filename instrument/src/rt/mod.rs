@@ -543,13 +543,29 @@ pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> T
 /// A spin-loop hint: the calling thread waits until something it read changes.
 #[track_caller]
 pub fn spin() {
+    hint(None)
+}
+
+/// `thread::yield_now`: a scheduling hint that waits only when the thread
+/// came round to the same yield having learnt nothing (`Engine::yield_hint`).
+#[track_caller]
+pub fn yield_now() {
+    hint(Some(SourceLoc::caller()))
+}
+
+#[track_caller]
+fn hint(yield_site: Option<SourceLoc>) {
     let Some(t) = CURRENT.with(|c| c.get()) else {
-        outside_model("spin_loop")
+        outside_model(if yield_site.is_some() { "yield_now" } else { "spin_loop" })
     };
     if unwinding() {
         return;
     }
-    match with_shared(|s| s.engine.spin(t)) {
+    let waits = with_shared(|s| match yield_site {
+        Some(site) => s.engine.yield_hint(t, site),
+        None => s.engine.spin(t),
+    });
+    match waits {
         Ok(true) => {
             suspend(Yield::SpinWait);
         }
