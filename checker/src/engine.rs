@@ -92,6 +92,9 @@ pub struct Stats {
     pub events_replayed: u64,
 }
 
+/// What one loop iteration read: per location, the mo-latest write read.
+type IterReads = SmallVec<[(Loc, EventId); 4]>;
+
 #[derive(Clone, Default)]
 struct ThreadRt {
     /// Index of the thread's next event.
@@ -115,7 +118,7 @@ struct ThreadRt {
     /// Where the thread's previous `yield_now` was and what the iteration
     /// before it read, if that iteration read something and wrote nothing
     /// (`yield_hint`).
-    yield_prev: Option<(SourceLoc, SmallVec<[(Loc, EventId); 4]>)>,
+    yield_prev: Option<(SourceLoc, IterReads)>,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
