@@ -130,6 +130,20 @@ struct ThreadRt {
 #[derive(Clone)]
 struct SpinWait {
     read: SmallVec<[(Loc, EventId); 4]>,
+    /// Where the thread waits, and on what, for the hang report.
+    at: WaitSite,
+}
+
+/// Where a thread waits at a spin hint, for reports: the hint's source line
+/// (the user's, through `#[track_caller]`) and, for a hint inside a shim
+/// object (`Condvar::wait`, `RwLock::read`, ...), what the object is.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct WaitSite {
+    /// The hint's source location, if known.
+    pub src: Option<SourceLoc>,
+    /// What the thread waits on, as a noun phrase (`"a condvar"`); `None`
+    /// for a `spin_loop` or `yield_now` in user code.
+    pub on: Option<&'static str>,
 }
 
 /// A choice of write for a read: the write, and for a weak compare-exchange
@@ -646,6 +660,11 @@ impl Engine {
     /// executions. Returns whether the thread must wait; `Err(Moot)` when the
     /// iteration saw nothing new.
     pub fn spin(&mut self, t: ThreadId) -> Result<bool, Stop> {
+        self.spin_at(t, WaitSite::default())
+    }
+
+    /// [`Engine::spin`] with where the thread waits, for the hang report.
+    pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
         // Already one entry per location, the mo-latest write read there.
@@ -670,7 +689,7 @@ impl Engine {
         if replaying {
             return Ok(false);
         }
-        r.spin_wait = Some(SpinWait { read });
+        r.spin_wait = Some(SpinWait { read, at });
         Ok(true)
     }
 
@@ -902,11 +921,7 @@ impl Engine {
                 ThreadStatus::Gone | ThreadStatus::Discarded => {}
                 ThreadStatus::SpinWait => {
                     let w = self.threads[t].spin_wait.clone().expect("spin wait state");
-                    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
-                    waiting.push(format!(
-                        "thread {t} spins on {} that no other thread will change",
-                        locs.join(", ")
-                    ));
+                    waiting.push(spin_wait_text(t, &w));
                 }
                 ThreadStatus::Op(Op::Join { target }, src) => {
                     waiting.push(format!("thread {t} waits at {src} to join thread {target}"))
@@ -1974,5 +1989,20 @@ impl Engine {
                 .into(),
         });
         Stop::Failure(f)
+    }
+}
+
+/// How a thread stuck at a spin hint is described in a hang report: at the
+/// hint's line, and by the object it waits on when the hint is a shim
+/// object's (a condvar wait is "waits on a condvar", not a spin on its
+/// sequence number).
+fn spin_wait_text(t: usize, w: &SpinWait) -> String {
+    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
+    let locs = locs.join(", ");
+    match (w.at.on, w.at.src) {
+        (Some(on), Some(src)) => format!("thread {t} waits at {src} on {on} ({locs}) that no other thread will change"),
+        (Some(on), None) => format!("thread {t} waits on {on} ({locs}) that no other thread will change"),
+        (None, Some(src)) => format!("thread {t} spins on {locs} at {src}, which no other thread will change"),
+        (None, None) => format!("thread {t} spins on {locs} that no other thread will change"),
     }
 }

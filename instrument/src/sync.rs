@@ -400,7 +400,7 @@ impl<T: ?Sized> RwLock<T> {
         loop {
             if seen == WRITER {
                 // Wait until the state word changes, then look again.
-                rt::spin();
+                rt::spin_on("a read lock of an RwLock");
                 seen = load(self.word, Order::Acquire, src);
                 continue;
             }
@@ -630,7 +630,7 @@ impl Condvar {
         // thread read the mutex word when it locked, and its unlock is newer);
         // the later ones wait for a new notification.
         loop {
-            rt::spin();
+            rt::spin_on("a condvar");
             let now = load(self.seq, Order::Relaxed, src);
             if now != seen || now == 0 {
                 break;
@@ -761,13 +761,13 @@ impl Barrier {
         // The ticket was a write, so this hint does not wait: it only clears
         // the set of locations the thread is known to have read, so that
         // below only `completed` can wake it.
-        rt::spin();
+        rt::spin_on("a barrier");
         loop {
             let now = load(self.completed, Order::Acquire, src);
             if now >= done || now == 0 {
                 return BarrierWaitResult { leader: false };
             }
-            rt::spin();
+            rt::spin_on("a barrier");
         }
     }
 }
@@ -841,7 +841,7 @@ impl Once {
                     }
                 }
                 _ => {
-                    rt::spin();
+                    rt::spin_on("a Once");
                     state = load(self.state, Order::Acquire, src);
                 }
             }

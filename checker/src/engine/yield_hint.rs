@@ -28,7 +28,7 @@
 //! revisit, and cutting the moot execution short drops the events that
 //! would make it.)
 
-use super::{Engine, SpinWait, Stop};
+use super::{Engine, SpinWait, Stop, WaitSite};
 use crate::event::{SourceLoc, ThreadId};
 
 impl Engine {
@@ -68,7 +68,13 @@ impl Engine {
         if replaying {
             return Ok(false);
         }
-        r.spin_wait = Some(SpinWait { read });
+        r.spin_wait = Some(SpinWait {
+            read,
+            at: WaitSite {
+                src: Some(site),
+                on: None,
+            },
+        });
         Ok(true)
     }
 }
