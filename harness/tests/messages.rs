@@ -149,3 +149,69 @@ fn many_creation_sites_are_summed_up() {
     assert_eq!(legend.len(), 1 + 12 + 1, "{}", legend.join("\n"));
     assert_eq!(legend[13], "      ... 8 more location(s) created at 8 other line(s)");
 }
+
+/// Run in a child process by `progress_is_shown_when_asked_and_not_when_captured`:
+/// a 3-thread program (6 executions) with progress from the start.
+#[test]
+#[ignore = "a child process of progress_is_shown_when_asked_and_not_when_captured"]
+fn progress_child() {
+    let mut b = Builder::new();
+    if std::env::var("CHILD_SETS_FIELD").is_ok() {
+        b.show_progress = Some(true);
+    }
+    b.progress_after = std::time::Duration::ZERO;
+    let r = b.explore(|| {
+        let n = Arc::new(AtomicUsize::new(0));
+        let hs: Vec<_> = (0..3)
+            .map(|_| {
+                let n = n.clone();
+                thread::spawn(move || {
+                    n.fetch_add(1, Ordering::Relaxed);
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+    });
+    assert_eq!(r.executions(), 6);
+}
+
+/// The progress lines' text in the child's stderr (a pipe: not a terminal).
+fn child_progress(field: bool, env: Option<&str>) -> Vec<String> {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["progress_child", "--exact", "--ignored", "--test-threads=1"]);
+    cmd.env_remove("SCOPECHECK_PROGRESS").env_remove("CHILD_SETS_FIELD");
+    if field {
+        cmd.env("CHILD_SETS_FIELD", "1");
+    }
+    if let Some(v) = env {
+        cmd.env("SCOPECHECK_PROGRESS", v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8(out.stderr).unwrap();
+    err.lines()
+        .filter(|l| l.starts_with("scopecheck") && l.contains("execution(s) run"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn progress_is_shown_when_asked_and_not_when_captured() {
+    // Asked for (field or environment): the first execution, then (runs
+    // this short) only the closing line with the totals.
+    for (field, env) in [(true, None), (false, Some("1"))] {
+        let lines = child_progress(field, env);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].contains(": 1 execution(s) run (1 complete), "), "{lines:?}");
+        assert!(lines[1].contains(": 6 execution(s) run (6 complete), "), "{lines:?}");
+        assert!(
+            lines[1].contains(" depth ") && lines[1].ends_with(" (done)"),
+            "{lines:?}"
+        );
+    }
+    // Not asked for, and stderr is a pipe: nothing. Turned off: nothing.
+    assert_eq!(child_progress(false, None), Vec::<String>::new());
+    assert_eq!(child_progress(false, Some("0")), Vec::<String>::new());
+}
