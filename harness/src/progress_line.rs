@@ -79,7 +79,7 @@ impl Ticker {
         }
         self.depth = g.len();
         self.max_depth = self.max_depth.max(self.depth);
-        if self.runs % CHECK_EVERY != 0 && self.runs != 1 {
+        if !self.runs.is_multiple_of(CHECK_EVERY) && self.runs != 1 {
             return;
         }
         let now = Instant::now();
