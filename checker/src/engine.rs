@@ -1275,7 +1275,7 @@ impl Engine {
     /// [`Engine::note_write`] for a location of kind `kind` already looked
     /// up: a write to a mutex's lock word is not progress.
     fn note_write_to(&mut self, t: ThreadId, kind: Option<LocKind>) {
-        if kind.is_some_and(|k| k != LocKind::Mutex) {
+        if kind.is_some_and(|k| !k.is_lock()) {
             self.rt(t).spin_wrote = true;
         }
     }

@@ -1,6 +1,6 @@
 //! What a check found, and how it is shown to a person.
 
-use scopecheck_checker::event::{EventId, EventKind, Loc, SourceLoc, ThreadId};
+use scopecheck_checker::event::{Event, EventId, EventKind, Loc, LocKind, SourceLoc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::{Failure, MemoryModel};
 use scopecheck_instrument::rt::RunResult;
@@ -106,7 +106,7 @@ pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[Even
             if matches!(e.kind, EventKind::Start { .. } | EventKind::End) {
                 continue;
             }
-            let mut what = e.describe();
+            let mut what = lock_terms(g, e.describe(), e);
             if let Some(w) = e.as_write() {
                 what.push_str(&format!(" (mo #{})", g.mo_position(w.loc, id)));
             }
@@ -117,6 +117,24 @@ pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[Even
     let mut locs: Vec<(Loc, SourceLoc)> = g.locs().map(|(loc, d)| (*loc, g.event(d.alloc).src)).collect();
     locs.sort_by_key(|&(l, _)| l);
     write_locations(f, &locs)
+}
+
+/// An access to a lock's word in the lock's terms: `rwlock loc0.0 :=
+/// write-locked` rather than the raw state value (`18446744073709551615`).
+fn lock_terms(g: &ExecutionGraph, text: String, e: &Event) -> String {
+    let (loc, value, op) = match (e.as_read(), e.as_write()) {
+        (Some(r), _) => (r.loc, r.value, "="),
+        (None, Some(w)) => (w.loc, w.value, ":="),
+        _ => return text,
+    };
+    let Some(kind) = g.loc(loc).map(|d| d.kind).filter(|k| k.is_lock()) else {
+        return text;
+    };
+    let Some(state) = kind.lock_state(value) else {
+        return text;
+    };
+    let name = if kind == LocKind::RwLock { "rwlock" } else { "mutex" };
+    text.replacen(&format!("{loc} {op} {value}"), &format!("{name} {loc} {op} {state}"), 1)
 }
 
 /// How many creation sites the legend lists before summing up the rest.

@@ -215,3 +215,30 @@ fn progress_is_shown_when_asked_and_not_when_captured() {
     assert_eq!(child_progress(false, None), Vec::<String>::new());
     assert_eq!(child_progress(false, Some("0")), Vec::<String>::new());
 }
+
+#[test]
+fn lock_words_are_shown_in_lock_terms() {
+    let r = Builder::new().explore(|| {
+        let l = scopecheck::sync::RwLock::new(0);
+        let m = Mutex::new(0);
+        {
+            let _r1 = l.read().unwrap();
+            let _r2 = l.read().unwrap();
+        }
+        let _w = l.write().unwrap();
+        let _g = m.lock().unwrap();
+        panic!("stop here");
+    });
+    let text = r.to_string();
+    assert!(!text.contains(&u64::MAX.to_string()), "{text}");
+    for want in [
+        "new rwlock loc0.0 = 0",
+        "rwlock loc0.0 := 1 reader",
+        "rwlock loc0.0 := 2 readers",
+        "rwlock loc0.0 = unlocked",
+        "rwlock loc0.0 := write-locked",
+        "mutex loc0.1 := locked",
+    ] {
+        assert!(text.contains(want), "no `{want}` in {text}");
+    }
+}

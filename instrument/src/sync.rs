@@ -380,7 +380,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn new(t: T) -> RwLock<T> {
         RwLock {
-            word: alloc(UNLOCKED, LocKind::Mutex),
+            word: alloc(UNLOCKED, LocKind::RwLock),
             data: UnsafeCell::new(t),
         }
     }
