@@ -14,6 +14,7 @@ use crate::graph::ExecutionGraph;
 use crate::graph::SyncRules;
 use crate::memory::{MemoryTable, Platform, Residence};
 
+mod deadline;
 mod hang;
 mod memory_race;
 mod yield_hint;
@@ -34,6 +35,10 @@ pub enum Stop {
     /// added only to compute revisits, or the graph became inconsistent): it
     /// is counted as blocked.
     Moot,
+    /// The run's deadline ([`Limits::deadline`]) passed during the
+    /// execution: it is abandoned unfinished, neither counted nor reported
+    /// (what it would have done is unknown), and the run stops.
+    Cut,
 }
 
 /// What the runtime knows about a thread when it asks whom to run.
@@ -168,6 +173,9 @@ pub struct Limits {
     /// complete execution and collected in [`Engine::races`] instead of
     /// ending the execution (herd's treatment, used for litmus tests).
     pub record_races: bool,
+    /// When the run must stop, even in the middle of an execution: the
+    /// clock is read every few hundred steps ([`Stop::Cut`]).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Data races collected when [`Limits::record_races`] is set.
@@ -210,6 +218,8 @@ pub struct Engine {
     takes_leftmost: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
+    /// The run's deadline, read every few hundred steps.
+    deadline: deadline::Deadline,
 }
 
 impl Engine {
@@ -220,6 +230,7 @@ impl Engine {
             wants_revisits: strategy.wants_revisits(),
             takes_leftmost: strategy.takes_leftmost(),
             replayed: false,
+            deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
             model,
             stats: Stats::default(),
@@ -417,7 +428,20 @@ impl Engine {
         ))
     }
 
+    /// Counts a step that does no operation (a litmus loop iteration that
+    /// touches no memory): only the deadline looks at it, so a loop that
+    /// does nothing else still stops when the run's time is up.
+    pub fn tick(&mut self) -> Result<(), Stop> {
+        if self.deadline.passed_at_step() {
+            return Err(Stop::Cut);
+        }
+        Ok(())
+    }
+
     fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        if self.deadline.passed_at_step() {
+            return Err(Stop::Cut);
+        }
         let max = self.limits.max_steps;
         let r = self.rt(t);
         r.steps += 1;

@@ -20,6 +20,8 @@ pub enum FailureKind {
     BarrierDivergence,
     /// A thread ran more steps than the bound allows (an unbounded loop without a spin hint).
     Runaway,
+    /// A model thread overflowed its stack (`Builder::stack_size` sets its size).
+    StackOverflow,
     /// The program did something different when re-run with the same choices
     /// (it depends on something outside the model: time, randomness, real threads...).
     Nondeterminism,
@@ -43,6 +45,7 @@ impl FailureKind {
             FailureKind::HeterogeneousRace => "heterogeneous race (scope mismatch)",
             FailureKind::BarrierDivergence => "barrier divergence",
             FailureKind::Runaway => "runaway thread",
+            FailureKind::StackOverflow => "stack overflow",
             FailureKind::Nondeterminism => "nondeterministic program",
             FailureKind::Misuse => "misuse of the checker",
             FailureKind::Internal => "internal error in scopecheck",

@@ -40,6 +40,12 @@
 //!    classified ones): each line is judged under each class with the other
 //!    unclassified ones taken as paired.
 
+mod budget;
+mod combos;
+mod display;
+
+use budget::Budget;
+use combos::Combinations;
 use scopecheck_checker::drfrlx::{analyze, ClassOverride, IllegalRace};
 use scopecheck_checker::event::{EventKind, Loc, LocKind, Order, SourceLoc, Value};
 use scopecheck_checker::graph::ExecutionGraph;
@@ -48,7 +54,7 @@ use scopecheck_instrument::drfrlx as shim;
 use scopecheck_instrument::drfrlx::{ChoiceKey, QuantumPlan};
 use scopecheck_instrument::rt::{self, RunConfig, StrategyChoice};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt;
+use std::time::Duration;
 
 pub use scopecheck_checker::drfrlx::{AccessClass, RaceKind};
 pub use scopecheck_instrument::drfrlx::{Class, Observed, Rlx, RlxInt, RlxValue};
@@ -73,8 +79,15 @@ pub struct Check {
     pub quantum_values: Vec<Value>,
     /// Which atomics class inference judges.
     pub infer: Infer,
-    /// Give up (with a note) beyond this many quantum choice combinations.
+    /// Run at most this many quantum choice combinations (the report is
+    /// then incomplete and says how many of how many were run).
     pub max_quantum_programs: u64,
+    /// Stop the whole check after this many executions, over all its
+    /// explorations (the report is then incomplete, never legal).
+    pub max_executions: Option<u64>,
+    /// Stop the whole check after this long, even inside an execution
+    /// (the report is then incomplete, never legal).
+    pub max_duration: Option<Duration>,
     /// Give up on inference (with a note) beyond this many judged executions.
     pub max_kept_graphs: usize,
     /// Steps one thread may take in one execution.
@@ -182,13 +195,29 @@ pub struct DrfReport {
     pub inferences: Vec<Inference>,
     /// Limits reached and other remarks.
     pub notes: Vec<String>,
+    /// What a bound cut ([`Check::max_duration`], [`Check::max_executions`],
+    /// [`Check::max_quantum_programs`]) and what the check covered before
+    /// it: when not empty, the program is not known to be legal.
+    pub incomplete: Vec<String>,
 }
 
 impl DrfReport {
     /// No illegal race and no failure (non-SC outcomes follow from races,
-    /// except a checker bug, which is a failure too).
+    /// except a checker bug, which is a failure too), in a check no bound
+    /// cut short.
     pub fn is_legal(&self) -> bool {
-        self.races.is_empty() && self.failures.is_empty()
+        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty()
+    }
+
+    /// Illegal races or failures were found (a cut-short check can prove
+    /// this, never legality).
+    pub fn is_illegal(&self) -> bool {
+        !self.races.is_empty() || !self.failures.is_empty()
+    }
+
+    /// Whether every exploration ran to its end.
+    pub fn is_complete(&self) -> bool {
+        self.incomplete.is_empty()
     }
 
     /// The kinds of the races found, sorted, without repetition.
@@ -227,6 +256,9 @@ struct Judged {
     graphs: Vec<ExecutionGraph>,
     graphs_dropped: bool,
     written: HashMap<Loc, BTreeSet<Value>>,
+    /// Each location's initial value, from every complete execution (not
+    /// from the kept graphs: none are kept when inference is off).
+    init: HashMap<Loc, Value>,
     unclassified_sites: BTreeSet<SourceLoc>,
     classified_sites: BTreeMap<SourceLoc, Class>,
     /// The locations each relaxed line accessed.
@@ -235,6 +267,13 @@ struct Judged {
     weak_paired: bool,
     internal: Vec<String>,
     incomplete: Vec<String>,
+    /// Why the check's budget ran out during (or before) this exploration.
+    cut: Option<String>,
+    /// Quantum combinations known and not run when the budget ran out.
+    combos_left: u128,
+    /// Executions abandoned without a result (blocked: a litmus loop past
+    /// its unroll bound, say).
+    abandoned: u64,
     /// Quantum choice points whose value some execution can tell: a
     /// returned value the thread observed, a written value that a
     /// non-quantum read reads or that ends in memory.
@@ -265,6 +304,8 @@ impl Check {
             quantum_values: Vec::new(),
             infer: Infer::Unclassified,
             max_quantum_programs: 20_000,
+            max_executions: None,
+            max_duration: None,
             max_kept_graphs: 20_000,
             max_steps: d.max_steps,
             stack_size: d.stack_size,
@@ -302,10 +343,20 @@ impl Check {
     }
 
     /// One exhaustive `sc` exploration, each complete execution judged with `classes`.
-    fn judge_once(&self, f: &dyn Fn(), classes: &ClassOverride, keep: bool, out: &mut Judged) {
-        let config = self.config(MemoryModel::Sc);
+    /// The run gets what is left of `budget`; when the budget runs out,
+    /// `out.cut` says why.
+    fn judge_once(&self, f: &dyn Fn(), classes: &ClassOverride, keep: bool, out: &mut Judged, budget: &Budget) {
+        if let Some(why) = budget.spent() {
+            out.cut.get_or_insert(why);
+            return;
+        }
+        let mut config = self.config(MemoryModel::Sc);
+        budget.apply(&mut config);
         let mut on_end = |g: &ExecutionGraph, end: ExecutionEnd| {
             note_relevant(g, &mut out.relevant);
+            if end == ExecutionEnd::Blocked {
+                out.abandoned += 1;
+            }
             if end != ExecutionEnd::Complete {
                 return;
             }
@@ -315,6 +366,9 @@ impl Check {
                 Err(e) => out.internal.push(e),
             }
             out.results.insert(final_state(g));
+            for (&l, d) in g.locs() {
+                out.init.entry(l).or_insert(d.init);
+            }
             for (_, e) in g.events() {
                 if let EventKind::Write(w) = &e.kind {
                     out.written.entry(w.loc).or_default().insert(w.value);
@@ -354,6 +408,7 @@ impl Check {
             }
         };
         let r = rt::run_with(&config, f, &mut on_end);
+        budget.charge(&r);
         // One report per kind of failure and line: the quantum-equivalent
         // program fails the same assertion under many choices.
         for fl in r.failures {
@@ -366,26 +421,45 @@ impl Check {
             }
         }
         if let Some(why) = r.incomplete_reason {
-            out.incomplete.push(format!("an SC exploration {why}"));
+            match budget.spent() {
+                Some(spent) => {
+                    out.cut.get_or_insert(spent);
+                }
+                None => out.incomplete.push(format!("an SC exploration {why}")),
+            }
         }
     }
 
-    /// Every combination of quantum choices, each explored under `sc`.
+    /// Every combination of quantum choices, each explored under `sc`, up
+    /// to [`Check::max_quantum_programs`] of them and while `budget` lasts.
+    /// The combinations are generated one at a time ([`Combinations`]):
+    /// memory stays bounded by the search's depth, not by their number.
     fn judge_quantum(
         &self,
         f: &dyn Fn(),
         classes: &ClassOverride,
         domains: &HashMap<Loc, Vec<Value>>,
         keep: bool,
+        budget: &Budget,
     ) -> Judged {
         let mut out = Judged::default();
-        let mut work: Vec<BTreeMap<ChoiceKey, usize>> = vec![BTreeMap::new()];
-        while let Some(script) = work.pop() {
+        let mut combos = Combinations::new();
+        while let Some(script) = combos.next() {
             if out.programs >= self.max_quantum_programs {
+                let known = (out.programs as u128)
+                    .saturating_add(1)
+                    .saturating_add(combos.known_left());
                 out.incomplete.push(format!(
-                    "the quantum-equivalent program has more than {} combinations of choices; the rest were not run",
-                    self.max_quantum_programs
+                    "the quantum-equivalent program has at least {} combinations of quantum choices (those not \
+                     run may lead to more); {} were checked (max_quantum_programs), the rest were not run",
+                    count_text(known),
+                    out.programs
                 ));
+                break;
+            }
+            if let Some(why) = budget.spent() {
+                out.cut.get_or_insert(why);
+                out.combos_left = combos.known_left().saturating_add(1);
                 break;
             }
             out.programs += 1;
@@ -393,12 +467,16 @@ impl Check {
                 domains: domains.clone(),
                 script: script.clone(),
             });
-            self.judge_once(f, classes, keep, &mut out);
+            self.judge_once(f, classes, keep, &mut out, budget);
             let log = shim::take_quantum_log();
+            if out.cut.is_some() {
+                // This combination was cut: its children are unknown.
+                out.combos_left = combos.known_left();
+                break;
+            }
             // Children: every non-zero assignment of the choice points this
             // run met and the script does not fix (unfixed ones chose 0, so
-            // the all-zero assignment is this run itself). Distinct scripts
-            // differ on some key, so no combination runs twice.
+            // the all-zero assignment is this run itself).
             // A choice no execution of this run can tell apart (a returned
             // value never observed, a written value only quantum reads
             // read and that does not end in memory) is left at 0: every
@@ -410,65 +488,79 @@ impl Check {
                 .into_iter()
                 .filter(|(k, n)| !script.contains_key(k) && *n > 1 && relevant.contains(k))
                 .collect();
-            if free.is_empty() {
-                continue;
-            }
-            let mut digits = vec![0usize; free.len()];
-            loop {
-                let mut i = 0;
-                while i < digits.len() {
-                    digits[i] += 1;
-                    if digits[i] < free[i].1 {
-                        break;
-                    }
-                    digits[i] = 0;
-                    i += 1;
-                }
-                if i == digits.len() {
-                    break;
-                }
-                let mut child = script.clone();
-                for (d, (k, _)) in digits.iter().zip(&free) {
-                    child.insert(*k, *d);
-                }
-                work.push(child);
-            }
+            combos.branch(script, free);
         }
         out
     }
 
     /// Runs the whole check on `f`.
     pub fn explore<F: Fn()>(&self, f: F) -> DrfReport {
+        // Before the thread-local switches below, which an outer model uses.
+        rt::check_not_nested("scopecheck::drfrlx");
         shim::set_site_classes(Vec::new());
         rt::set_drfrlx_system(false);
         shim::take_tracked_sites();
+        let budget = Budget::new(self.max_executions, self.max_duration);
         let mut report = DrfReport::default();
         let none = ClassOverride::default();
 
         // 1. The program under sc.
         let mut p = Judged::default();
-        self.judge_once(&f, &none, self.infer != Infer::Off, &mut p);
+        self.judge_once(&f, &none, self.infer != Infer::Off, &mut p, &budget);
         report.sc_executions = p.executions;
         let tracked: BTreeSet<SourceLoc> = shim::take_tracked_sites().into_iter().collect();
+        if let Some(why) = &p.cut {
+            report.incomplete.push(format!(
+                "{why} during the SC exploration of the program, after {} complete executions; the \
+                 quantum-equivalent program, the weak-model run and class inference were not run",
+                p.executions
+            ));
+            finish(&mut report, &p, false);
+            return report;
+        }
+        if let Some(why) = nothing_completed(&p, "of the program") {
+            report.incomplete.push(why);
+            finish(&mut report, &p, false);
+            return report;
+        }
 
         // 2. The quantum-equivalent program.
         let domains = self.domains(&p);
         let quantum_sites = p.quantum_sites.clone();
         let quantum = !quantum_sites.is_empty();
         let judged = if quantum {
-            let q = self.judge_quantum(&f, &none, &domains, self.infer != Infer::Off);
+            let q = self.judge_quantum(&f, &none, &domains, self.infer != Infer::Off, &budget);
             report.quantum_programs = q.programs;
             report.quantum_executions = q.executions;
             q
         } else {
             p
         };
+        if let (true, Some(why)) = (quantum, &judged.cut) {
+            report.incomplete.push(format!(
+                "{why} during the quantum-equivalent program, after {} combinations of quantum choices ({} \
+                 complete executions; at least {} more combinations were not run); the weak-model run and class \
+                 inference were not run",
+                judged.programs,
+                judged.executions,
+                count_text(judged.combos_left)
+            ));
+            finish(&mut report, &judged, quantum);
+            return report;
+        }
+        if let Some(why) = nothing_completed(&judged, "of the quantum-equivalent program").filter(|_| quantum) {
+            report.incomplete.push(why);
+            finish(&mut report, &judged, quantum);
+            return report;
+        }
 
         // 3. The weak model.
         rt::set_drfrlx_system(true);
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
         let mut names: HashMap<Loc, String> = HashMap::new();
-        let weak = rt::run_with(&self.config(self.weak_model), &f, &mut |g: &ExecutionGraph, end| {
+        let mut config = self.config(self.weak_model);
+        budget.apply(&mut config);
+        let weak = rt::run_with(&config, &f, &mut |g: &ExecutionGraph, end| {
             if end == ExecutionEnd::Complete {
                 let state = final_state(g);
                 for &l in state.keys() {
@@ -478,11 +570,24 @@ impl Check {
             }
         });
         rt::set_drfrlx_system(false);
+        budget.charge(&weak);
         report.weak_executions = weak.stats.complete;
+        let mut weak_cut = false;
         if let Some(why) = &weak.incomplete_reason {
-            report
-                .notes
-                .push(format!("the {} exploration {why}", self.weak_model.name()));
+            match budget.spent() {
+                Some(spent) => {
+                    weak_cut = true;
+                    report.incomplete.push(format!(
+                        "{spent} during the {} run, after {} complete executions (non-SC outcomes beyond those \
+                         listed may exist); class inference was not run",
+                        self.weak_model.name(),
+                        weak.stats.complete
+                    ));
+                }
+                None => report
+                    .notes
+                    .push(format!("the {} exploration {why}", self.weak_model.name())),
+            }
         }
         let mut blamed: Vec<String> = judged
             .races
@@ -515,28 +620,10 @@ impl Check {
         }
 
         // 4. Inference.
-        if self.infer != Infer::Off {
-            self.infer_classes(&f, &judged, &tracked, quantum, &domains, &mut report);
+        if self.infer != Infer::Off && !weak_cut {
+            self.infer_classes(&f, &judged, &tracked, quantum, &domains, &budget, &mut report);
         }
-
-        for (r, n) in &judged.races {
-            report.races.push(RaceReport {
-                kind: r.kind,
-                kinds: r.kinds.clone(),
-                first: (r.first_src, r.first_class),
-                second: (r.second_src, r.second_class),
-                why: r.why.clone(),
-                path: r.path.clone(),
-                executions: *n,
-                quantum_equivalent: quantum,
-            });
-        }
-        report.races.sort_by_key(|r| (r.kind, r.first.0, r.second.0));
-        report.failures.splice(0..0, judged.failures.iter().cloned());
-        for e in judged.internal.iter().take(1) {
-            report.failures.push(internal(e));
-        }
-        report.notes.extend(judged.incomplete.iter().cloned());
+        finish(&mut report, &judged, quantum);
         report
     }
 
@@ -544,11 +631,7 @@ impl Check {
     /// wrote there in any SC execution, and the declared extra values.
     fn domains(&self, p: &Judged) -> HashMap<Loc, Vec<Value>> {
         let mut out = HashMap::new();
-        let init: HashMap<_, _> = p
-            .graphs
-            .first()
-            .map(|g| g.locs().map(|(&l, d)| (l, d.init)).collect())
-            .unwrap_or_default();
+        let init = &p.init;
         for (loc, vals) in &p.written {
             let mut d: BTreeSet<Value> = vals.clone();
             if let Some(&i) = init.get(loc) {
@@ -563,7 +646,7 @@ impl Check {
             v.extend(d.into_iter().filter(|x| Some(x) != init.get(loc)));
             out.insert(*loc, v);
         }
-        for (&loc, &i) in &init {
+        for (&loc, &i) in init {
             out.entry(loc).or_insert_with(|| {
                 let mut v = vec![i];
                 v.extend(self.quantum_values.iter().copied().filter(|&x| x != i));
@@ -581,6 +664,7 @@ impl Check {
     /// judged; classified ones join the groups only under [`Infer::All`]
     /// (otherwise they keep their classes). Unclassified sites outside the
     /// group are taken as paired meanwhile.
+    #[allow(clippy::too_many_arguments)]
     fn infer_classes(
         &self,
         f: &dyn Fn(),
@@ -588,6 +672,7 @@ impl Check {
         tracked: &BTreeSet<SourceLoc>,
         quantum: bool,
         domains: &HashMap<Loc, Vec<Value>>,
+        budget: &Budget,
         report: &mut DrfReport,
     ) {
         if judged.graphs_dropped {
@@ -608,7 +693,22 @@ impl Check {
             .copied()
             .filter(|s| !tracked.contains(s))
             .collect();
-        for group in groups {
+        let total = groups.len();
+        for (done, group) in groups.into_iter().enumerate() {
+            // A group judged while the budget ran out is dropped: a class
+            // its cut run could not show legal may well be.
+            let cut = |budget: &Budget| {
+                budget.spent().map(|why| {
+                    format!(
+                        "{why} during class inference, after {done} of {total} groups of lines; the rest have no \
+                         inference"
+                    )
+                })
+            };
+            if let Some(why) = cut(budget) {
+                report.incomplete.push(why);
+                return;
+            }
             let with = |class: AccessClass| ClassOverride {
                 sites: group.iter().map(|&(s, _)| (s, class)).collect(),
                 unclassified_as: Some(AccessClass::Paired),
@@ -631,7 +731,7 @@ impl Check {
                     _ => None,
                 };
                 shim::set_site_classes(group.iter().map(|&(s, _)| (s, shim_class)).collect());
-                let j = self.judge_quantum(f, &classes, domains, false);
+                let j = self.judge_quantum(f, &classes, domains, false, budget);
                 shim::set_site_classes(Vec::new());
                 j.races.is_empty() && j.failures.is_empty() && j.internal.is_empty() && j.incomplete.is_empty()
             };
@@ -655,6 +755,10 @@ impl Check {
                 None if paired_legal => Suggestion::MustBePaired,
                 None => Suggestion::Nothing,
             };
+            if let Some(why) = cut(budget) {
+                report.incomplete.push(why);
+                return;
+            }
             let together: Vec<SourceLoc> = group.iter().map(|&(s, _)| s).collect();
             for &(site, given) in &group {
                 report.inferences.push(Inference {
@@ -668,7 +772,7 @@ impl Check {
                 });
             }
         }
-        self.check_suggestions_together(f, judged, quantum, domains, report);
+        self.check_suggestions_together(f, judged, quantum, domains, budget, report);
     }
 
     /// Each group was judged with the other unclassified lines paired, so
@@ -683,6 +787,7 @@ impl Check {
         judged: &Judged,
         quantum: bool,
         domains: &HashMap<Loc, Vec<Value>>,
+        budget: &Budget,
         report: &mut DrfReport,
     ) {
         let changed: Vec<(SourceLoc, AccessClass)> = report
@@ -735,8 +840,14 @@ impl Check {
                 })
                 .collect();
             shim::set_site_classes(shim_sites);
-            let j = self.judge_quantum(f, &classes, domains, false);
+            let j = self.judge_quantum(f, &classes, domains, false, budget);
             shim::set_site_classes(Vec::new());
+            if let Some(why) = &j.cut {
+                report.incomplete.push(format!(
+                    "{why} while judging the suggestions all together; whether they hold together is not known"
+                ));
+                return;
+            }
             j.races.is_empty() && j.failures.is_empty() && j.internal.is_empty() && j.incomplete.is_empty()
         };
         report.suggestions_together = Some(legal);
@@ -817,6 +928,53 @@ fn note_relevant(g: &ExecutionGraph, relevant: &mut BTreeSet<ChoiceKey>) {
     }
 }
 
+/// Adds what the judged exploration (of the program, or of its
+/// quantum-equivalent program) found to `report`: its races, failures and
+/// the limits it reached.
+fn finish(report: &mut DrfReport, judged: &Judged, quantum: bool) {
+    for (r, n) in &judged.races {
+        report.races.push(RaceReport {
+            kind: r.kind,
+            kinds: r.kinds.clone(),
+            first: (r.first_src, r.first_class),
+            second: (r.second_src, r.second_class),
+            why: r.why.clone(),
+            path: r.path.clone(),
+            executions: *n,
+            quantum_equivalent: quantum,
+        });
+    }
+    report.races.sort_by_key(|r| (r.kind, r.first.0, r.second.0));
+    report.failures.splice(0..0, judged.failures.iter().cloned());
+    for e in judged.internal.iter().take(1) {
+        report.failures.push(internal(e));
+    }
+    report.incomplete.extend(judged.incomplete.iter().cloned());
+}
+
+/// Why an exploration that no bound cut judged nothing: none of its
+/// executions completed (each blocked, or gave up as a litmus loop past its
+/// unroll bound does). Races judged on zero executions prove nothing, so
+/// the check cannot say legal.
+fn nothing_completed(j: &Judged, what: &str) -> Option<String> {
+    (j.executions == 0 && j.failures.is_empty() && j.cut.is_none()).then(|| {
+        format!(
+            "no SC execution {what} completed (all {} were abandoned: a `while` loop that needs more than the \
+             unroll bound discards its execution), so nothing was judged; the later steps were not run",
+            j.abandoned
+        )
+    })
+}
+
+/// A count that may have saturated (a product of domain sizes).
+fn count_text(n: u128) -> String {
+    if n == u128::MAX {
+        "more than 10^38".into()
+    } else {
+        n.to_string()
+    }
+}
+
 /// A broken invariant of the checker, said plainly.
 fn internal(what: &str) -> Failure {
     Failure {
@@ -838,89 +996,4 @@ fn internal(what: &str) -> Failure {
 #[track_caller]
 pub fn check<F: Fn()>(f: F) {
     Check::new().check(f)
-}
-
-impl fmt::Display for DrfReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "DRFrlx: {} SC executions{}, {} weak executions",
-            self.sc_executions,
-            if self.quantum_programs > 0 {
-                format!(
-                    "; quantum-equivalent program: {} executions over {} combinations of quantum values",
-                    self.quantum_executions, self.quantum_programs
-                )
-            } else {
-                String::new()
-            },
-            self.weak_executions
-        )?;
-        if self.races.is_empty() {
-            writeln!(f, "no illegal race")?;
-        }
-        for r in &self.races {
-            writeln!(
-                f,
-                "{}: {} ({}) and {} ({}), in {} SC execution(s){}",
-                r.kind,
-                r.first.0,
-                r.first.1,
-                r.second.0,
-                r.second.1,
-                r.executions,
-                if r.quantum_equivalent {
-                    " of the quantum-equivalent program"
-                } else {
-                    ""
-                }
-            )?;
-            writeln!(f, "  why: {}", r.why)?;
-            if let Some(p) = &r.path {
-                writeln!(f, "  ordering path:")?;
-                for l in p {
-                    writeln!(f, "    {l}")?;
-                }
-            }
-        }
-        for fl in &self.failures {
-            writeln!(f, "failure: {}", fl.message)?;
-        }
-        for o in &self.non_sc {
-            let st: Vec<String> = o.state.iter().map(|(l, v)| format!("{l}={v}")).collect();
-            writeln!(f, "non-SC outcome: {}", st.join(" "))?;
-            if o.blamed.is_empty() {
-                writeln!(f, "  allowed by nothing the analysis found: a checker bug")?;
-            }
-            for b in &o.blamed {
-                writeln!(f, "  allowed by {b}")?;
-            }
-        }
-        for i in &self.inferences {
-            let legal: Vec<&str> = i.legal.iter().map(|c| c.name()).collect();
-            let given = i.given.map_or("unclassified".to_string(), |c| c.name().to_string());
-            match &i.suggestion {
-                Suggestion::Class(c) => writeln!(
-                    f,
-                    "inference: {} ({given}): legal as {}; use {c}",
-                    i.site,
-                    legal.join(", ")
-                )?,
-                Suggestion::MustBePaired => writeln!(
-                    f,
-                    "inference: {} ({given}): no relaxed class is legal; it must be paired",
-                    i.site
-                )?,
-                Suggestion::Nothing => writeln!(
-                    f,
-                    "inference: {} ({given}): no class makes the program legal (other races remain)",
-                    i.site
-                )?,
-            }
-        }
-        for n in &self.notes {
-            writeln!(f, "note: {n}")?;
-        }
-        Ok(())
-    }
 }

@@ -59,6 +59,15 @@ struct DrfrlxArgs {
     /// Iterations a `while` loop may run; executions needing more are discarded.
     #[arg(long, default_value_t = 2)]
     unroll: u32,
+    /// Stop each test's check after this many executions, at least 1, over
+    /// all the explorations it runs (its verdict is then incomplete, never legal).
+    #[arg(long, value_parser = cli::numbers::positive_u64, allow_hyphen_values = true)]
+    max_executions: Option<u64>,
+    /// Stop each test's check after this many seconds (a positive number,
+    /// at most a year), even inside an execution (its verdict is then
+    /// incomplete, never legal).
+    #[arg(long, value_name = "SECONDS", value_parser = cli::numbers::timeout, allow_hyphen_values = true)]
+    timeout: Option<Duration>,
 }
 
 fn parse_infer(s: &str) -> Result<Infer, String> {
@@ -80,7 +89,10 @@ fn parse_model(s: &str) -> Result<MemoryModel, String> {
 /// `scopecheck drfrlx`: exit status 0 when every test is DRFrlx-legal, 1
 /// when some test has an illegal race, a failure or a non-SC result, 2 when
 /// some test could not be checked or the results could not be written (141
-/// when standard output's reader went away, see `cli::out`).
+/// when standard output's reader went away, see `cli::out`), 3 when none
+/// of those but some test's check was cut short by `--timeout` or
+/// `--max-executions` (or the cap on quantum combinations): it is then not
+/// known to be legal.
 fn drfrlx(args: DrfrlxArgs) -> ExitCode {
     let found = cli::files::collect(&args.paths);
     for n in &found.notes {
@@ -91,10 +103,12 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         infer: args.infer,
         weak_model: args.weak_model,
         quantum_values: args.quantum_values.iter().map(|&v| v as u64).collect(),
+        max_executions: args.max_executions,
+        max_duration: args.timeout,
         ..Check::new()
     };
     let mut out = Out::new();
-    let (mut legal, mut illegal, mut errors) = (0, 0, walk_errors.len());
+    let (mut legal, mut illegal, mut incomplete, mut errors) = (0, 0, 0, walk_errors.len());
     for e in &walk_errors {
         eprint_line(e);
     }
@@ -118,13 +132,18 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
                         eprint_line(format_args!("{name}:{pos}: warning: {w}"));
                     }
                 }
-                let verdict = if r.is_legal() { "legal" } else { "illegal" };
-                out.write(&format!("Test {name}: DRFrlx {verdict}\n{r}\n"));
-                if r.is_legal() {
-                    legal += 1;
-                } else {
+                // What a cut-short check found is real; legality it cannot show.
+                let verdict = if r.is_illegal() {
                     illegal += 1;
-                }
+                    "illegal"
+                } else if r.is_legal() {
+                    legal += 1;
+                    "legal"
+                } else {
+                    incomplete += 1;
+                    "incomplete (not known to be legal)"
+                };
+                out.write(&format!("Test {name}: DRFrlx {verdict}\n{r}\n"));
             }
             Err(e) => {
                 out.write(&format!("Test {name}: Error {}\n\n", e.located(&name)));
@@ -134,8 +153,13 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         }
     }
     out.write(&format!(
-        "{} test(s): {legal} legal, {illegal} illegal, {errors} error(s)\n",
-        files.len()
+        "{} test(s): {legal} legal, {illegal} illegal, {}{errors} error(s)\n",
+        files.len(),
+        if incomplete > 0 {
+            format!("{incomplete} incomplete, ")
+        } else {
+            String::new()
+        }
     ));
     if let Some(status) = out.finish() {
         return ExitCode::from(status);
@@ -144,6 +168,8 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         ExitCode::from(2)
     } else if illegal > 0 {
         ExitCode::from(1)
+    } else if incomplete > 0 {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     }

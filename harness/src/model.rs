@@ -22,11 +22,20 @@ pub struct Builder {
     pub strategy: Strategy,
     /// Stop after this many executions; the report then says it is incomplete.
     pub max_executions: Option<u64>,
-    /// Stop after this much time; the report then says it is incomplete.
+    /// Stop after this much time, even in the middle of an execution (the
+    /// clock is read every few steps); the report then says it is
+    /// incomplete. An execution the deadline cuts is neither counted nor
+    /// reported: what it would have done is unknown. Code that loops
+    /// without touching a shim object cannot be interrupted.
     pub max_duration: Option<Duration>,
     /// Steps one thread may take in one execution before it is reported as runaway.
     pub max_steps: u64,
-    /// Stack size of each model thread, in bytes.
+    /// Stack size of each model thread, in bytes (default 2 MiB, as a std
+    /// thread gets; below it lies a guard page). A thread that overflows it
+    /// fails its execution with a [`FailureKind::StackOverflow`] report
+    /// (Linux; elsewhere the process crashes as with std).
+    ///
+    /// [`FailureKind::StackOverflow`]: crate::FailureKind::StackOverflow
     pub stack_size: usize,
     /// How many failures to collect before stopping (default 1).
     pub max_failures: usize,
@@ -154,11 +163,14 @@ impl Builder {
     }
 
     /// Explores `f` and panics with the report if any execution fails
-    /// (so `#[should_panic]` works).
+    /// (so `#[should_panic]` works), or if a complete exploration finished
+    /// no execution at all (every one blocked: nothing was checked, so
+    /// passing would mean nothing). A run cut short by a bound before its
+    /// first execution ended passes, and its report says so.
     #[track_caller]
     pub fn check<F: Fn()>(&self, f: F) {
         let report = self.explore(f);
-        if !report.failures().is_empty() {
+        if !report.failures().is_empty() || (report.is_complete() && report.no_answer().is_some()) {
             panic!("{report}");
         }
     }

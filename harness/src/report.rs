@@ -58,6 +58,29 @@ impl Report {
         self.run.incomplete_reason.as_deref()
     }
 
+    /// Why the run checked nothing although nothing failed: no execution
+    /// completed (each one blocked or gave up, or the run stopped before
+    /// the first one ended). A passing run must have checked something:
+    /// [`crate::Builder::check`] panics with this when the exploration was
+    /// complete.
+    pub fn no_answer(&self) -> Option<String> {
+        if self.executions() > 0 || !self.run.failures.is_empty() {
+            return None;
+        }
+        if self.runs() == 0 && self.is_complete() {
+            // Only a shard that owns no execution of the tree gets here:
+            // the other shards judge them.
+            return None;
+        }
+        Some(match self.incomplete_reason() {
+            None => format!(
+                "no execution completed: all {} were abandoned (blocked) before their end, so nothing was checked",
+                self.runs()
+            ),
+            Some(why) => format!("no execution completed before the run stopped ({why}), so nothing was checked"),
+        })
+    }
+
     /// Failures found.
     pub fn failures(&self) -> &[Failure] {
         &self.run.failures
@@ -274,6 +297,9 @@ impl fmt::Display for Report {
         }
         if let Some(r) = self.incomplete_reason() {
             write!(f, "; incomplete: {r}")?;
+        }
+        if let Some(r) = self.no_answer() {
+            write!(f, "; {r}")?;
         }
         Ok(())
     }

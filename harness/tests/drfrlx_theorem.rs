@@ -216,7 +216,10 @@ fn no_illegal_race_and_no_quantum_means_only_sc_results_under_rc11() {
             r.failures.iter().all(|f| f.kind != FailureKind::Internal),
             "program {i}: the checker failed inside\n{p}{r}"
         );
-        assert!(r.notes.is_empty(), "program {i}: the exploration was cut short\n{p}{r}");
+        assert!(
+            r.notes.is_empty() && r.incomplete.is_empty(),
+            "program {i}: the exploration was cut short\n{p}{r}"
+        );
         assert_eq!(
             r.quantum_programs, 0,
             "program {i}: the generator makes no quantum access"

@@ -80,6 +80,20 @@ fn quantum_split_counter_is_legal_on_its_quantum_equivalent_program() {
 }
 
 #[test]
+fn quantum_domains_hold_the_initial_value_with_inference_off_too() {
+    // The domains took the initial values from the graphs kept for
+    // inference; with inference off none were kept, each domain lost its
+    // initial value and the quantum-equivalent program ran 1 combination.
+    let check = Check {
+        infer: scopecheck::drfrlx::Infer::Off,
+        ..Check::new()
+    };
+    let r = check_drfrlx_file(&corpus("split-counter.litmus"), &check, 2).expect("a report");
+    assert!(r.is_legal(), "{r}");
+    assert_eq!((r.quantum_programs, r.quantum_executions), (64, 256), "{r}");
+}
+
+#[test]
 fn inference_says_a_relaxed_flag_that_orders_data_must_be_paired() {
     let r = check("mp-unclassified.litmus");
     assert_eq!(r.race_kinds(), vec![RaceKind::Data, RaceKind::Unclassified], "{r}");

@@ -69,6 +69,10 @@ pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space) -> Loc {
 pub(crate) struct RawAtomic {
     pub(crate) loc: Loc,
     pub(crate) ty: ValueType,
+    kind: LocKind,
+    /// Its execution: checked at every access (an object kept past its
+    /// execution would alias a location of a later one).
+    born: rt::Born,
 }
 
 impl RawAtomic {
@@ -79,11 +83,34 @@ impl RawAtomic {
         RawAtomic {
             loc: alloc_in(ty.mask(v), kind, space),
             ty,
+            kind,
+            born: rt::Born::here(),
         }
+    }
+
+    /// Checks that the location is used in the execution that made it.
+    #[inline(always)]
+    #[track_caller]
+    fn check(&self) {
+        if !self.born.is_current() {
+            self.stale();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn stale(&self) {
+        self.born.stale(match self.kind {
+            LocKind::Atomic => "an atomic",
+            LocKind::Mutex | LocKind::RwLock => "a lock",
+            LocKind::Cell => "a memory location",
+        });
     }
 
     #[track_caller]
     pub(crate) fn load_at(&self, o: Order, scope: Scope) -> Value {
+        self.check();
         match rt::op(Op::Load {
             loc: self.loc,
             order: o,
@@ -96,6 +123,7 @@ impl RawAtomic {
 
     #[track_caller]
     pub(crate) fn store_at(&self, v: Value, o: Order, scope: Scope) {
+        self.check();
         rt::op(Op::Store {
             loc: self.loc,
             order: o,
@@ -109,6 +137,7 @@ impl RawAtomic {
     #[inline]
     #[track_caller]
     pub(crate) fn rmw_at(&self, op: RmwOp, success: Order, failure: Order, scope: Scope) -> (Value, bool) {
+        self.check();
         let op = match op {
             RmwOp::Cas { expected, new, weak } => RmwOp::Cas {
                 expected: self.ty.mask(expected),
@@ -198,6 +227,7 @@ impl<T: AtomicValue> StdAtomic<T> {
         self.cell.swap(v, self.rmw_order(o), scope)
     }
 
+    #[inline]
     #[track_caller]
     fn cas(&self, current: T, new: T, success: Ordering, failure: Ordering, weak: bool, scope: Scope) -> Result<T, T> {
         let f = failure_order(failure);

@@ -9,6 +9,7 @@ use scopecheck_checker::event::{Loc, LocKind, Op};
 /// Tracked non-atomic memory.
 pub struct UnsafeCell<T: ?Sized> {
     loc: Loc,
+    born: rt::Born,
     data: std::cell::UnsafeCell<T>,
 }
 
@@ -18,6 +19,7 @@ impl<T> UnsafeCell<T> {
     pub fn new(data: T) -> UnsafeCell<T> {
         UnsafeCell {
             loc: alloc(0, LocKind::Cell),
+            born: rt::Born::here(),
             data: std::cell::UnsafeCell::new(data),
         }
     }
@@ -32,6 +34,7 @@ impl<T: ?Sized> UnsafeCell<T> {
     /// Reads through a const pointer; checked as a read.
     #[track_caller]
     pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        self.born.check("an UnsafeCell");
         rt::op(Op::CellAccess {
             loc: self.loc,
             write: false,
@@ -42,6 +45,7 @@ impl<T: ?Sized> UnsafeCell<T> {
     /// Writes through a mut pointer; checked as a write.
     #[track_caller]
     pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        self.born.check("an UnsafeCell");
         rt::op(Op::CellAccess {
             loc: self.loc,
             write: true,

@@ -33,12 +33,6 @@ pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult};
 
 // ---------------------------------------------------------------------------
 // Raw operations on the locations the primitives are built on.
-//
-// While the runtime throws an abandoned execution away it answers every
-// operation with a dummy (a load or read-modify-write reads 0, a
-// compare-exchange answers with a plain value instead of a success flag).
-// The helpers below and the waiting loops are written so that those answers
-// end every loop.
 
 /// A load of `loc`.
 fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
@@ -117,8 +111,6 @@ fn cas(
     ) {
         OpResult::Cas(v, true) => Ok(v),
         OpResult::Cas(v, false) => Err(v),
-        // The dummy answer of an abandoned execution: let the caller go on.
-        OpResult::Value(v) => Ok(v),
         r => unreachable!("compare-exchange answered {r:?}"),
     }
 }
@@ -177,6 +169,7 @@ impl fmt::Debug for LockedPlaceholder {
 /// Poisoning is not modelled (see the [module documentation](self)).
 pub struct Mutex<T: ?Sized> {
     word: Loc,
+    born: rt::Born,
     data: UnsafeCell<T>,
 }
 
@@ -207,6 +200,7 @@ impl<T> Mutex<T> {
     pub fn new(t: T) -> Mutex<T> {
         Mutex {
             word: alloc(UNLOCKED, LocKind::Mutex),
+            born: rt::Born::here(),
             data: UnsafeCell::new(t),
         }
     }
@@ -222,6 +216,7 @@ impl<T: ?Sized> Mutex<T> {
     /// thread already holds is reported as a deadlock.
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        self.born.check("a Mutex");
         let src = SourceLoc::caller();
         acquire_word(self.word, LOCKED, src);
         Ok(self.guard(src))
@@ -231,6 +226,7 @@ impl<T: ?Sized> Mutex<T> {
     /// another thread may hold it. Fails with [`TryLockError::WouldBlock`].
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        self.born.check("a Mutex");
         let src = SourceLoc::caller();
         if try_acquire_word(self.word, LOCKED, src) {
             Ok(self.guard(src))
@@ -344,6 +340,7 @@ const WRITER: Value = u64::MAX;
 /// Poisoning is not modelled (see the [module documentation](self)).
 pub struct RwLock<T: ?Sized> {
     word: Loc,
+    born: rt::Born,
     data: UnsafeCell<T>,
 }
 
@@ -381,6 +378,7 @@ impl<T> RwLock<T> {
     pub fn new(t: T) -> RwLock<T> {
         RwLock {
             word: alloc(UNLOCKED, LocKind::RwLock),
+            born: rt::Born::here(),
             data: UnsafeCell::new(t),
         }
     }
@@ -395,6 +393,7 @@ impl<T: ?Sized> RwLock<T> {
     /// Locks for shared reading, waiting while a writer holds the lock.
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
+        self.born.check("an RwLock");
         let src = SourceLoc::caller();
         let mut seen = load(self.word, Order::Acquire, src);
         loop {
@@ -417,6 +416,7 @@ impl<T: ?Sized> RwLock<T> {
     /// [`TryLockError::WouldBlock`] only when a writer holds the lock.
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
+        self.born.check("an RwLock");
         let src = SourceLoc::caller();
         let mut seen = load(self.word, Order::Acquire, src);
         loop {
@@ -434,6 +434,7 @@ impl<T: ?Sized> RwLock<T> {
     /// nor a reader (a single operation, like [`Mutex::lock`]).
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
+        self.born.check("an RwLock");
         let src = SourceLoc::caller();
         acquire_word(self.word, WRITER, src);
         Ok(self.write_guard(src))
@@ -443,6 +444,7 @@ impl<T: ?Sized> RwLock<T> {
     /// [`TryLockError::WouldBlock`] when a reader or a writer holds the lock.
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
+        self.born.check("an RwLock");
         let src = SourceLoc::caller();
         if try_acquire_word(self.word, WRITER, src) {
             Ok(self.write_guard(src))
@@ -596,10 +598,9 @@ impl<T: ?Sized + fmt::Display> fmt::Display for RwLockWriteGuard<'_, T> {
 ///   out: the checker has no clock, and their result type,
 ///   `std::sync::WaitTimeoutResult`, cannot be built outside std.
 pub struct Condvar {
-    /// The sequence number: starts at 1, and each notification adds 1. It
-    /// never holds 0, which is what the runtime answers while it throws an
-    /// execution away (seeing 0 ends a wait).
+    /// The sequence number: starts at 1, and each notification adds 1.
     seq: Loc,
+    born: rt::Born,
 }
 
 impl Condvar {
@@ -608,6 +609,7 @@ impl Condvar {
     pub fn new() -> Condvar {
         Condvar {
             seq: alloc(1, LocKind::Atomic),
+            born: rt::Born::here(),
         }
     }
 
@@ -617,6 +619,7 @@ impl Condvar {
     /// [`wait_while`](Condvar::wait_while).
     #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        self.born.check("a Condvar");
         let src = SourceLoc::caller();
         let word = guard.lock.word;
         let seen = load(self.seq, Order::Relaxed, src);
@@ -632,7 +635,7 @@ impl Condvar {
         loop {
             rt::spin_on("a condvar");
             let now = load(self.seq, Order::Relaxed, src);
-            if now != seen || now == 0 {
+            if now != seen {
                 break;
             }
         }
@@ -658,12 +661,14 @@ impl Condvar {
     /// one: see the type's documentation).
     #[track_caller]
     pub fn notify_one(&self) {
+        self.born.check("a Condvar");
         self.notify(SourceLoc::caller());
     }
 
     /// Wakes every thread waiting on this condition variable.
     #[track_caller]
     pub fn notify_all(&self) {
+        self.born.check("a Condvar");
         self.notify(SourceLoc::caller());
     }
 
@@ -707,10 +712,9 @@ impl fmt::Debug for Condvar {
 pub struct Barrier {
     n: Value,
     tickets: Loc,
-    /// 1 + the number of completed uses. It starts at 1 and never holds 0,
-    /// which is what the runtime answers while it throws an execution away
-    /// (seeing 0 ends a wait).
+    /// 1 + the number of completed uses (it starts at 1).
     completed: Loc,
+    born: rt::Born,
 }
 
 /// Shim for `std::sync::BarrierWaitResult`: what [`Barrier::wait`] returns.
@@ -743,12 +747,14 @@ impl Barrier {
             n: n.max(1) as Value,
             tickets: alloc(0, LocKind::Atomic),
             completed: alloc(1, LocKind::Atomic),
+            born: rt::Born::here(),
         }
     }
 
     /// Waits until `n` threads have called `wait` (this one included).
     #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
+        self.born.check("a Barrier");
         let src = SourceLoc::caller();
         let ticket = fetch(self.tickets, RmwOp::Add(1), Order::AcqRel, src);
         let round = ticket / self.n;
@@ -764,7 +770,7 @@ impl Barrier {
         rt::spin_on("a barrier");
         loop {
             let now = load(self.completed, Order::Acquire, src);
-            if now >= done || now == 0 {
+            if now >= done {
                 return BarrierWaitResult { leader: false };
             }
             rt::spin_on("a barrier");
@@ -801,6 +807,7 @@ const COMPLETE: Value = 2;
 /// `Once` waits for itself: the checker reports a deadlock.
 pub struct Once {
     state: Loc,
+    born: rt::Born,
 }
 
 impl Once {
@@ -809,6 +816,7 @@ impl Once {
     pub fn new() -> Once {
         Once {
             state: alloc(INCOMPLETE, LocKind::Atomic),
+            born: rt::Born::here(),
         }
     }
 
@@ -817,6 +825,7 @@ impl Once {
     /// this returns.
     #[track_caller]
     pub fn call_once<F: FnOnce()>(&self, f: F) {
+        self.born.check("a Once");
         let src = SourceLoc::caller();
         let mut state = load(self.state, Order::Acquire, src);
         loop {
@@ -852,6 +861,7 @@ impl Once {
     /// effects are visible).
     #[track_caller]
     pub fn is_completed(&self) -> bool {
+        self.born.check("a Once");
         load(self.state, Order::Acquire, SourceLoc::caller()) == COMPLETE
     }
 }

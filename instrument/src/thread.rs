@@ -53,6 +53,7 @@ type Slot<T> = Rc<RefCell<Option<T>>>;
 pub struct JoinHandle<T> {
     thread: Thread,
     result: Slot<T>,
+    born: rt::Born,
 }
 
 /// Spawns a model thread.
@@ -84,6 +85,7 @@ where
     JoinHandle {
         thread: Thread { id },
         result,
+        born: rt::Born::here(),
     }
 }
 
@@ -96,6 +98,7 @@ impl<T> JoinHandle<T> {
     /// model thread fails the execution, so the result is always `Ok`.)
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
+        self.born.check("a JoinHandle");
         join_thread(self.thread.id, SourceLoc::caller());
         match self.result.borrow_mut().take() {
             Some(v) => Ok(v),

@@ -38,7 +38,10 @@ pub fn check_program(src: &str) -> DrfReport {
         r.failures.iter().all(|f| f.kind != FailureKind::Internal),
         "the checker failed inside\n{r}\n{src}"
     );
-    assert!(r.notes.is_empty(), "the check was cut short\n{r}\n{src}");
+    assert!(
+        r.notes.is_empty() && r.incomplete.is_empty(),
+        "the check was cut short\n{r}\n{src}"
+    );
     assert_eq!(r.quantum_programs, 0, "no quantum access was generated\n{src}");
     if r.races.is_empty() {
         assert!(

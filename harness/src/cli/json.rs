@@ -62,6 +62,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "failures": failures,
         "complete": r.complete,
         "incomplete_reason": r.incomplete_reason,
+        "no_answer": r.no_answer,
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,
         "warnings": r.warnings.iter().map(|(pos, w)| format!("{file}:{pos}: {w}")).collect::<Vec<_>>(),

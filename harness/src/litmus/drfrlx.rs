@@ -45,6 +45,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         layout: &layout,
         file: file_static,
         unroll,
+        discarded: Default::default(),
         observed: &observed,
         default_scope: Scope::System,
         final_order: Order::SeqCst,

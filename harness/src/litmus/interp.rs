@@ -204,6 +204,9 @@ pub struct Program<'a> {
     pub file: &'static str,
     /// Iterations a `while` loop may take before the execution is discarded.
     pub unroll: u32,
+    /// Threads that gave up their execution at the unroll bound, over the
+    /// whole run (to say why a run where no execution completed has no answer).
+    pub discarded: std::sync::atomic::AtomicU64,
     /// The variables of the final state, in herd's order.
     pub observed: &'a [StateVar],
     /// The scope of atomics and fences written without one: system for C
@@ -511,8 +514,15 @@ impl ThreadRun<'_, '_> {
                 let mut k = 0;
                 while self.truth(cond) {
                     if k == self.prog.unroll {
+                        if rt::execution_counts() {
+                            self.prog.discarded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
                         rt::discard();
                     }
+                    // An iteration whose condition and body touch no memory
+                    // takes no engine step: this one lets the run's
+                    // deadline stop a `while (1) {}` under a large unroll.
+                    rt::tick();
                     self.block(body);
                     k += 1;
                 }

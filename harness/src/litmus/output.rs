@@ -133,6 +133,9 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(why) = &r.incomplete_reason {
         let _ = writeln!(o, "Incomplete: {why}");
     }
+    if let Some(why) = &r.no_answer {
+        let _ = writeln!(o, "No answer: {why}");
+    }
     if r.races.is_empty() {
         o.push_str("Races none\n");
     } else {

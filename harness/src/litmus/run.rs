@@ -192,6 +192,11 @@ pub struct TestResult {
     pub complete: bool,
     /// Why not, if not.
     pub incomplete_reason: Option<String>,
+    /// Why a complete run without failures has no answer: no execution
+    /// completed (each was discarded at the unroll bound, say), so there is
+    /// no final state to judge the condition on. herd answers such a test
+    /// from zero states (`No` for `exists`); scopecheck gives no verdict.
+    pub no_answer: Option<String>,
     /// The graph of the first witness: an execution satisfying the
     /// proposition for `exists` / `~exists`, one violating it for `forall`.
     pub witness: Option<ExecutionGraph>,
@@ -217,7 +222,7 @@ impl TestResult {
     /// failed or was cut short before the answer was known.
     pub fn verdict(&self) -> Option<bool> {
         let c = self.condition.as_ref()?;
-        if !self.failures.is_empty() {
+        if !self.failures.is_empty() || self.no_answer.is_some() {
             return None;
         }
         let answer = match c.quantifier {
@@ -281,6 +286,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         layout: &layout,
         file: file_static,
         unroll: opts.unroll,
+        discarded: Default::default(),
         observed: &observed,
         default_scope: match test.arch {
             Arch::C => scopecheck_checker::event::Scope::System,
@@ -440,6 +446,26 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             r.racy_executions,
         )
     };
+    // Zero final states prove nothing either way (an `exists` would read
+    // "No", a `~exists` "Ok", from executions that never happened).
+    // (A shard may own no execution at all: it saw nothing to judge, and
+    // says so as a shard, not here.)
+    let runs = r.stats.complete + r.stats.blocked + r.stats.failed;
+    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0 && runs > 0).then(|| {
+        if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            format!(
+                "no execution completed: every execution was discarded (a `while` loop needed more than --unroll {} \
+                 iterations; raise --unroll), so the condition is not judged",
+                opts.unroll
+            )
+        } else if seen.rejected > 0 {
+            format!(
+                "no execution completed consistently: the model rejected all {runs}, so the condition is not judged"
+            )
+        } else {
+            format!("no execution completed: all {runs} were abandoned, so the condition is not judged")
+        }
+    });
     let (witness, witness_state) = match seen.witness {
         Some((g, s)) => (Some(g), Some(s)),
         None => (None, None),
@@ -458,6 +484,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         failures,
         complete: r.complete,
         incomplete_reason: r.incomplete_reason,
+        no_answer,
         witness,
         witness_state,
         elapsed: r.elapsed,

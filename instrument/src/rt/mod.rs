@@ -7,8 +7,11 @@
 //! coroutine, and the scheduler loop in [`run`] asks the engine which thread
 //! goes next.
 
+mod epoch;
+mod overflow;
 mod panic_hook;
 mod stacks;
+mod teardown;
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
@@ -33,6 +36,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use epoch::Born;
 pub use panic_hook::panic_message;
 
 /// How the runtime explores.
@@ -83,11 +87,15 @@ pub struct RunConfig {
     pub strategy: StrategyChoice,
     /// Stop after this many executions (the run is then incomplete).
     pub max_executions: Option<u64>,
-    /// Stop after this much time (the run is then incomplete).
+    /// Stop after this much time (the run is then incomplete), even inside
+    /// an execution: the engine reads the clock every few steps
+    /// ([`Limits::deadline`](scopecheck_checker::engine::Limits::deadline)),
+    /// and an execution it cuts is neither counted nor reported.
     pub max_duration: Option<Duration>,
     /// Steps one thread may take in one execution.
     pub max_steps: u64,
-    /// Stack size of each model thread.
+    /// Stack size of each model thread (default 2 MiB, std's for a spawned
+    /// thread); an overflow fails the execution (`overflow`).
     pub stack_size: usize,
     /// Keep exploring after a failure (collect up to this many).
     pub max_failures: usize,
@@ -109,7 +117,9 @@ impl Default for RunConfig {
             max_executions: None,
             max_duration: None,
             max_steps: 100_000,
-            stack_size: 1 << 20,
+            // std's default for a spawned thread: a program that runs on a
+            // std thread runs on a model thread.
+            stack_size: 2 << 20,
             max_failures: 1,
             record_races: false,
             platform: Platform::default(),
@@ -185,6 +195,9 @@ impl RunResult {
 /// are exactly those of one exhaustive run. `config.strategy` is ignored;
 /// `max_executions` and `max_duration` bound the whole run.
 pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -> RunResult {
+    // Before any explorer thread starts: they have their own thread-locals,
+    // so only this thread can tell that it already runs a model.
+    check_not_nested("Builder::explore_parallel");
     let threads = threads.max(1);
     let start = Instant::now();
     let pool = Arc::new(WorkPool::new(
@@ -192,6 +205,7 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         config.max_executions,
         config.max_duration.map(|d| start + d),
     ));
+    let deadline = config.max_duration.map(|d| start + d);
     let mut each = config.clone();
     each.max_executions = None;
     each.max_duration = None;
@@ -200,7 +214,12 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         let mut mine: Vec<RunResult> = Vec::new();
         while let Some(subtree) = pool.take(me) {
             let strategy = Box::new(Trust::worker(pool.clone(), subtree, me));
-            let r = run_strategy(&each, strategy, f, &mut |_, _| {});
+            // Each explorer also watches the pool's deadline inside its
+            // executions: the pool itself only looks between them.
+            let (r, cut) = run_strategy(&each, deadline, strategy, f, &mut |_, _| {});
+            if cut {
+                pool.stop(PoolStop::Deadline);
+            }
             if r.failures.len() >= each.max_failures {
                 pool.stop(PoolStop::Failures);
             }
@@ -236,10 +255,7 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         total.incomplete_reason = Some(match why {
             PoolStop::Failures => "stopped at the first failure".into(),
             PoolStop::Executions(max) => format!("stopped after max_executions = {max}"),
-            PoolStop::Deadline => format!(
-                "stopped after max_duration = {:?}",
-                config.max_duration.unwrap_or_default()
-            ),
+            PoolStop::Deadline => deadline_reason(config.max_duration.unwrap_or_default()),
         });
     }
     total.strategy = "exhaustive (parallel)";
@@ -268,6 +284,8 @@ enum Exit {
     Finished,
     Panicked(String),
     Aborted,
+    /// It overflowed its stack (set up by the signal handler: `overflow`).
+    Overflowed,
 }
 
 type ThreadCoroutine = Coroutine<Resume, Yield, Exit, stacks::ColouredStack>;
@@ -284,9 +302,6 @@ struct Shared {
     /// Spawned threads the runtime has taken to start but not started yet
     /// (their statuses are not known: nobody may schedule meanwhile).
     unstarted: usize,
-    /// Set while coroutines are being unwound at the end of an execution:
-    /// shim calls then do nothing.
-    unwinding: bool,
 }
 
 thread_local! {
@@ -343,7 +358,7 @@ pub fn in_model() -> bool {
 /// own executions (outcome histograms, say) should tally only these.
 /// Outside a model: true.
 pub fn execution_counts() -> bool {
-    if CURRENT.with(|c| c.get()).is_none() || unwinding() {
+    if CURRENT.with(|c| c.get()).is_none() {
         return true;
     }
     with_shared(|s| s.engine.owns_execution())
@@ -370,10 +385,6 @@ fn with_shared<R>(f: impl FnOnce(&mut Shared) -> R) -> R {
     SHARED.with(|s| f(s.borrow_mut().as_mut().expect("model state present")))
 }
 
-fn unwinding() -> bool {
-    SHARED.with(|s| s.borrow().as_ref().is_some_and(|s| s.unwinding))
-}
-
 fn suspend(y: Yield) -> Resume {
     let t = CURRENT.with(|c| c.get()).expect("inside a model thread");
     let yp = YIELDERS.with(|ys| ys.borrow()[t as usize]);
@@ -394,16 +405,6 @@ fn abort_with(stop: Stop) -> ! {
     });
     suspend(Yield::Abort);
     unreachable!("an aborted model thread was resumed");
-}
-
-/// A dummy answer while unwinding (the execution is being thrown away).
-fn dummy(op: &Op) -> OpResult {
-    match op {
-        Op::Alloc { .. } => OpResult::Loc(scopecheck_checker::event::Loc(u64::MAX)),
-        Op::Spawn { .. } => OpResult::Thread(u32::MAX),
-        Op::Rmw { .. } | Op::Load { .. } => OpResult::Value(0),
-        _ => OpResult::Done,
-    }
 }
 
 /// Sets thread `t`'s status.
@@ -485,12 +486,9 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
         })
     };
     if !op.is_visible() {
-        // (One borrow of the shared state for the unwinding test and the step.)
-        let r = with_shared(|s| (!s.unwinding).then(|| s.engine.invisible(t, &op, src)));
-        return match r {
-            None => dummy(&op),
-            Some(Ok(v)) => v,
-            Some(Err(stop)) => abort_with(stop),
+        return match with_shared(|s| s.engine.invisible(t, &op, src)) {
+            Ok(v) => v,
+            Err(stop) => abort_with(stop),
         };
     }
     let fenced = needs_paired_fences(t, &op);
@@ -504,15 +502,10 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     // While the thread replays the kept graph and its event is ready, it
     // runs on without a switch to the scheduler; past it, it takes the
     // scheduling decision here (one borrow of the shared state for both).
-    let here = with_shared(|s| {
-        if s.unwinding {
-            return Here::Done(dummy(&op));
-        }
-        match s.engine.replay_inline(t, &op, src) {
-            Some(Ok(r)) => Here::Done(r),
-            Some(Err(stop)) => Here::Abort(stop),
-            None => schedule_here(s, t, &op, src),
-        }
+    let here = with_shared(|s| match s.engine.replay_inline(t, &op, src) {
+        Some(Ok(r)) => Here::Done(r),
+        Some(Err(stop)) => Here::Abort(stop),
+        None => schedule_here(s, t, &op, src),
     });
     let r = match here {
         Here::Done(r) => r,
@@ -534,9 +527,7 @@ pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> T
     let OpResult::Thread(child) = op_at(Op::Spawn { placement }, src) else {
         unreachable!("spawn answers with a thread")
     };
-    if child != u32::MAX {
-        with_shared(|s| s.spawned.push((child, f)));
-    }
+    with_shared(|s| s.spawned.push((child, f)));
     child
 }
 
@@ -565,9 +556,6 @@ fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
     let Some(t) = CURRENT.with(|c| c.get()) else {
         outside_model(if yield_site.is_some() { "yield_now" } else { "spin_loop" })
     };
-    if unwinding() {
-        return;
-    }
     let src = SourceLoc::caller();
     let waits = with_shared(|s| match yield_site {
         Some(site) => s.engine.yield_hint(t, site),
@@ -579,6 +567,23 @@ fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
         }
         Ok(false) => {}
         Err(stop) => abort_with(stop),
+    }
+}
+
+/// A step that does no operation (one iteration of an interpreted loop
+/// whose body touches no memory): it lets the run's deadline stop the
+/// execution ([`RunConfig::max_duration`]) even when the thread never
+/// reaches a shim operation. Outside a model: nothing.
+pub fn tick() {
+    if CURRENT.with(|c| c.get()).is_none() {
+        return;
+    }
+    let r = SHARED.with(|s| match s.borrow_mut().as_mut() {
+        Some(s) => s.engine.tick(),
+        None => Ok(()),
+    });
+    if let Err(stop) = r {
+        abort_with(stop);
     }
 }
 
@@ -599,18 +604,12 @@ pub fn discard() -> ! {
 /// Records that `loc`, just allocated, lives in `res` (a memory kind, seed
 /// 001): the checker then judges whether its system-scope atomics are atomic.
 pub fn set_memory_kind(loc: Loc, res: Residence) {
-    if unwinding() {
-        return;
-    }
     with_shared(|s| s.engine.set_memory_kind(loc, res));
 }
 
 /// Records a kernel launch on `device` whose block `b` is the threads
 /// `blocks[b]` (the occupancy-bound progress model dispatches blocks).
 pub fn register_kernel(device: u32, blocks: Vec<Vec<ThreadId>>) {
-    if unwinding() {
-        return;
-    }
     with_shared(|s| s.engine.register_kernel(device, blocks));
 }
 
@@ -618,9 +617,6 @@ pub fn register_kernel(device: u32, blocks: Vec<Vec<ThreadId>>) {
 /// clears it). The shim's classified atomics set it around each operation.
 pub fn set_next_class(class: Option<RlxClass>) {
     let Some(t) = CURRENT.with(|c| c.get()) else { return };
-    if unwinding() {
-        return;
-    }
     with_shared(|s| s.engine.set_next_class(t, class));
 }
 
@@ -628,9 +624,6 @@ pub fn set_next_class(class: Option<RlxClass>) {
 /// of an RMW), if any: what an `Observed` value points at.
 pub fn last_read() -> Option<EventId> {
     let t = CURRENT.with(|c| c.get())?;
-    if unwinding() {
-        return None;
-    }
     with_shared(|s| {
         let end = s.engine.cursor(t);
         let evs = s.engine.graph.thread_events(t);
@@ -701,10 +694,31 @@ struct StateGuard;
 
 impl Drop for StateGuard {
     fn drop(&mut self) {
-        SHARED.with(|s| *s.borrow_mut() = None);
+        // Taken out first and dropped outside the borrow; bodies of threads
+        // never started are user code, abandoned like the rest.
+        if let Some(mut shared) = SHARED.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take())) {
+            teardown::abandon_bodies(std::mem::take(&mut shared.spawned));
+        }
         CURRENT.with(|c| c.set(None));
         YIELDERS.with(|y| y.borrow_mut().clear());
+        epoch::leave();
         panic_hook::leave_model();
+    }
+}
+
+/// Panics with a clear error if a model already runs on this OS thread
+/// (the calling code is a model thread, or the checker's own callback):
+/// `entry` names what the program called. Every entry point calls this
+/// before it touches any state (a nested run would take over the outer
+/// run's thread-local state and corrupt it).
+#[track_caller]
+pub fn check_not_nested(entry: &str) {
+    let running = CURRENT.with(|c| c.get().is_some()) || SHARED.with(|s| s.try_borrow().map_or(true, |s| s.is_some()));
+    if running {
+        panic!(
+            "scopecheck: `{entry}` was called inside another model; nested models are not supported (run \
+             the inner check as its own test)"
+        );
     }
 }
 
@@ -724,27 +738,33 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
 /// # Panics
 /// As [`run`].
 pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd)) -> RunResult {
-    if SHARED.with(|s| s.borrow().is_some()) {
-        panic!(
-            "scopecheck: `scopecheck::model` was called inside another model; nested models are not \
-             supported (run the inner check as its own test)"
-        );
-    }
+    check_not_nested("scopecheck::model");
     let strategy = match make_strategy(&config.strategy) {
         Ok(s) => s,
         Err(e) => panic!("scopecheck: {e}"),
     };
-    run_strategy(config, strategy, f, on_end)
+    let deadline = config.max_duration.map(|d| Instant::now() + d);
+    run_strategy(config, deadline, strategy, f, on_end).0
+}
+
+/// Why a run stopped at its time bound. Said the same way whether the
+/// deadline passed between executions or inside one: the one it cut is
+/// neither counted nor reported, so the counts are those of the executions
+/// that finished.
+fn deadline_reason(max: Duration) -> String {
+    format!("stopped after max_duration = {max:?} (an execution the deadline cut is not counted)")
 }
 
 /// [`run_with`] with a strategy made by the caller (`config.strategy` is
-/// not looked at).
+/// not looked at) and the run's deadline (`config.max_duration` is not
+/// looked at either). Also returns whether the deadline cut an execution.
 fn run_strategy(
     config: &RunConfig,
+    deadline: Option<Instant>,
     strategy: Box<dyn Strategy>,
     f: &dyn Fn(),
     on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd),
-) -> RunResult {
+) -> (RunResult, bool) {
     let strategy_name = strategy.name();
     let engine = Engine::new(
         config.model,
@@ -752,6 +772,7 @@ fn run_strategy(
         Limits {
             max_steps: config.max_steps,
             record_races: config.record_races,
+            deadline,
         },
     );
     let mut engine = engine;
@@ -764,20 +785,23 @@ fn run_strategy(
             spawned: Vec::new(),
             status: Vec::new(),
             unstarted: 0,
-            unwinding: false,
         })
     });
     let _guard = StateGuard;
     panic_hook::enter_model();
+    overflow::prepare_thread(config.stack_size);
     let mut pool = stacks::Pool::new(config.stack_size);
     let mut threads = Threads {
         coroutines: Vec::new(),
+        guards: Vec::new(),
         decision: None,
     };
     let start = Instant::now();
     let mut failures = Vec::new();
     let mut incomplete_reason = None;
     let mut executions = 0u64;
+    let mut cut = false;
+    let run_id = epoch::new_run();
     loop {
         if let Some(max) = config.max_executions {
             if executions >= max {
@@ -785,17 +809,23 @@ fn run_strategy(
                 break;
             }
         }
-        if let Some(max) = config.max_duration {
-            if start.elapsed() >= max {
-                incomplete_reason = Some(format!("stopped after max_duration = {max:?}"));
-                break;
-            }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
+            break;
         }
         if !with_shared(|s| s.engine.begin_execution()) {
             break;
         }
         executions += 1;
-        let (end, failure) = run_one(f, &mut pool, &mut threads);
+        epoch::enter(run_id, executions);
+        let Some((end, failure)) = run_one(f, &mut pool, &mut threads) else {
+            // The deadline passed inside the execution: it is dropped
+            // without a verdict (not counted, not shown to `on_end`, no
+            // failure), as if the run had stopped just before it.
+            cut = true;
+            incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
+            break;
+        };
         let owned = with_shared(|s| {
             let owned = s.engine.owns_execution();
             if owned {
@@ -824,7 +854,7 @@ fn run_strategy(
             s.engine.races.racy_executions,
         )
     });
-    RunResult {
+    let result = RunResult {
         stats,
         distinct,
         failures,
@@ -835,24 +865,48 @@ fn run_strategy(
         replay_diverged: diverged,
         races,
         racy_executions,
-    }
+    };
+    (result, cut)
 }
 
 struct Threads {
     coroutines: Vec<Option<ThreadCoroutine>>,
+    /// What the stack-overflow handler needs to know about each thread
+    /// (written in place when its coroutine is made).
+    guards: Vec<Option<overflow::Guard>>,
     /// The scheduling decision the last suspended thread took (see
     /// [`schedule_here`]), for the runtime to carry out.
     decision: Option<Sched>,
 }
 
-fn new_coroutine(pool: &mut stacks::Pool, t: ThreadId, body: Box<dyn FnOnce() + '_>) -> ThreadCoroutine {
+impl Drop for Threads {
+    /// Reached with unfinished threads only when the checker itself
+    /// panicked between two executions' ends: they are abandoned as at an
+    /// execution's end (dropping a coroutine would unwind it, running user
+    /// code during the checker's own panic).
+    fn drop(&mut self) {
+        for co in self.coroutines.iter_mut() {
+            if let Some(c) = co.take() {
+                drop(teardown::abandon(c));
+            }
+        }
+    }
+}
+
+/// Makes thread `t`'s coroutine, and its guard for the stack-overflow
+/// handler, in `th` (in place: both are big). Always inline: out of line
+/// it cost 2% of an execution of the 9-thread rotation (cas-rot-9).
+#[inline(always)]
+fn new_coroutine(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, body: Box<dyn FnOnce() + '_>) {
     let body: Box<dyn FnOnce()> = unsafe {
-        // SAFETY: every coroutine is run to completion or unwound before
-        // `run` returns, so what the body borrows outlives it.
+        // SAFETY: every coroutine is run to completion or abandoned (never
+        // resumed again, `teardown::abandon`) before `run` returns, so what
+        // the body borrows outlives every use of it.
         std::mem::transmute::<Box<dyn FnOnce() + '_>, Box<dyn FnOnce() + 'static>>(body)
     };
     let stack = pool.take();
-    Coroutine::with_stack(stack, move |y: &Yielder<Resume, Yield>, _first: Resume| {
+    let limit = corosensei::stack::Stack::limit(&stack).get();
+    let co = Coroutine::with_stack(stack, move |y: &Yielder<Resume, Yield>, _first: Resume| {
         YIELDERS.with(|ys| {
             let mut ys = ys.borrow_mut();
             if ys.len() <= t as usize {
@@ -863,39 +917,38 @@ fn new_coroutine(pool: &mut stacks::Pool, t: ThreadId, body: Box<dyn FnOnce() + 
         CURRENT.with(|c| c.set(Some(t)));
         let r = std::panic::catch_unwind(AssertUnwindSafe(body));
         match r {
-            Ok(()) => {
-                if unwinding() {
-                    return Exit::Aborted;
+            Ok(()) => match finish_thread(t, SourceLoc::caller()) {
+                Ok(()) => Exit::Finished,
+                Err(stop) => {
+                    with_shared(|s| {
+                        if s.stop.is_none() {
+                            s.stop = Some(stop);
+                        }
+                    });
+                    Exit::Aborted
                 }
-                match finish_thread(t, SourceLoc::caller()) {
-                    Ok(()) => Exit::Finished,
-                    Err(stop) => {
-                        with_shared(|s| {
-                            if s.stop.is_none() {
-                                s.stop = Some(stop);
-                            }
-                        });
-                        Exit::Aborted
-                    }
-                }
-            }
-            Err(payload) => {
-                if unwinding() {
-                    // Our own unwinding of an abandoned execution: let it finish.
-                    std::panic::resume_unwind(payload);
-                }
-                Exit::Panicked(panic_message(&*payload))
-            }
+            },
+            Err(payload) => Exit::Panicked(panic_message(&*payload)),
         }
-    })
+    });
+    let i = t as usize;
+    if th.coroutines.len() <= i {
+        th.coroutines.resize_with(i + 1, || None);
+        th.guards.resize_with(i + 1, || None);
+    }
+    let co = th.coroutines[i].insert(co);
+    th.guards[i] = Some(overflow::Guard::new(co.trap_handler(), limit, t));
 }
 
 /// Resumes thread `t` and records what it asks for next.
 /// Returns a failure or stop if the execution must end.
 fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop>> {
     let co = th.coroutines[t as usize].as_mut().expect("thread has a coroutine");
+    let guard = th.guards[t as usize].as_ref().expect("thread has a guard");
     CURRENT.with(|c| c.set(Some(t)));
+    overflow::enter(guard);
     let r = co.resume(with);
+    overflow::leave();
     match r {
         CoroutineResult::Yield(Yield::Op(decision)) => {
             th.decision = decision;
@@ -920,6 +973,19 @@ fn resume(th: &mut Threads, t: ThreadId, with: Resume) -> Option<Result<(), Stop
                 Exit::Aborted => {
                     let stop = with_shared(|s| s.stop.take()).unwrap_or(Stop::Moot);
                     Some(Err(stop))
+                }
+                Exit::Overflowed => {
+                    let size = overflow::stack_size();
+                    let f = with_shared(|s| {
+                        s.engine.failure(
+                            FailureKind::StackOverflow,
+                            overflow::message(t, size),
+                            Some(t),
+                            vec![],
+                            None,
+                        )
+                    });
+                    Some(Err(Stop::Failure(f)))
                 }
                 Exit::Panicked(msg) => {
                     let f = with_shared(|s| {
@@ -946,27 +1012,29 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
             s.unstarted = s.spawned.len();
             (!s.spawned.is_empty()).then(|| std::mem::take(&mut s.spawned))
         });
-        let spawned = spawned?;
-        for (child, body) in spawned {
+        let mut spawned = spawned?.into_iter();
+        while let Some((child, body)) = spawned.next() {
             let i = child as usize;
-            if th.coroutines.len() <= i {
-                th.coroutines.resize_with(i + 1, || None);
-            }
             with_shared(|s| {
                 if s.status.len() <= i {
                     s.status.resize_with(i + 1, || ThreadStatus::Gone);
                 }
                 s.unstarted -= 1;
             });
-            th.coroutines[i] = Some(new_coroutine(pool, child, body));
+            new_coroutine(th, pool, child, body);
             if let Some(r) = resume(th, child, Resume::Go) {
+                // The execution ends: the siblings not started yet go back
+                // to be abandoned with the rest (dropping them here would
+                // run the program's `Drop`s).
+                with_shared(|s| s.spawned.extend(spawned));
                 return Some(r);
             }
         }
     }
 }
 
-fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (ExecutionEnd, Option<Failure>) {
+/// Runs one execution to its end; `None` when the run's deadline cut it.
+fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> Option<(ExecutionEnd, Option<Failure>)> {
     // The vectors are kept from one execution to the next (their capacity).
     th.coroutines.clear();
     th.decision = None;
@@ -976,7 +1044,7 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (Executio
     });
     let main_src = SourceLoc::caller();
     with_shared(|s| s.engine.start_main(main_src));
-    th.coroutines.push(Some(new_coroutine(pool, 0, Box::new(f))));
+    new_coroutine(th, pool, 0, Box::new(f));
     let mut outcome = resume(th, 0, Resume::Go);
     if outcome.is_none() {
         outcome = start_spawned(th, pool);
@@ -1024,29 +1092,23 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> (Executio
             }
         }
     };
-    // Throw away what is left of the execution.
-    with_shared(|s| s.unwinding = true);
+    // Abandon what is left of the execution: no user code runs (see
+    // `teardown`).
     for co in th.coroutines.iter_mut() {
-        if let Some(mut c) = co.take() {
-            if c.started() && !c.done() {
-                let prev = CURRENT.with(|x| x.get());
-                c.force_unwind();
-                CURRENT.with(|x| x.set(prev));
-            }
-            if c.done() {
-                pool.give(c.into_stack());
-            }
+        if let Some(c) = co.take() {
+            pool.give(teardown::abandon(c));
         }
     }
-    with_shared(|s| {
-        s.unwinding = false;
-        s.spawned.clear();
+    let unstarted = with_shared(|s| {
         s.unstarted = 0;
+        std::mem::take(&mut s.spawned)
     });
+    teardown::abandon_bodies(unstarted);
     CURRENT.with(|c| c.set(None));
     match result {
-        Ok(end) => (end, None),
-        Err(Stop::Moot) => (ExecutionEnd::Blocked, None),
-        Err(Stop::Failure(f)) => (ExecutionEnd::Failed, Some(*f)),
+        Ok(end) => Some((end, None)),
+        Err(Stop::Moot) => Some((ExecutionEnd::Blocked, None)),
+        Err(Stop::Failure(f)) => Some((ExecutionEnd::Failed, Some(*f))),
+        Err(Stop::Cut) => None,
     }
 }
