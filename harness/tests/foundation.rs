@@ -221,6 +221,21 @@ fn bounds_mark_the_run_incomplete() {
     assert!(r.to_string().contains("incomplete"));
 }
 
+/// A bound that allows exactly the executions there are cuts nothing: the
+/// run is complete (it used to say "stopped after max_executions = 6").
+#[test]
+fn a_bound_reached_by_the_last_execution_cuts_nothing() {
+    let mut b = Builder::new();
+    b.max_executions = Some(6);
+    let r = b.explore(fetch_adds(3));
+    assert_eq!(r.executions(), 6);
+    assert!(r.is_complete(), "{:?}", r.incomplete_reason());
+    b.max_executions = Some(5);
+    let r = b.explore(fetch_adds(3));
+    assert_eq!(r.executions(), 5);
+    assert!(!r.is_complete());
+}
+
 #[test]
 #[should_panic(expected = "there is no such thing as a release load")]
 fn release_load_panics_like_std() {

@@ -803,6 +803,12 @@ fn run_strategy(
     let mut cut = false;
     let run_id = epoch::new_run();
     loop {
+        // The strategy is asked first: a run whose last execution was also
+        // the last one a bound allowed is complete, not cut (the execution
+        // it prepared is simply not run).
+        if !with_shared(|s| s.engine.begin_execution()) {
+            break;
+        }
         if let Some(max) = config.max_executions {
             if executions >= max {
                 incomplete_reason = Some(format!("stopped after max_executions = {max}"));
@@ -811,9 +817,6 @@ fn run_strategy(
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
-            break;
-        }
-        if !with_shared(|s| s.engine.begin_execution()) {
             break;
         }
         executions += 1;
