@@ -17,6 +17,7 @@ use crate::memory::{MemoryTable, Platform, Residence};
 mod deadline;
 mod hang;
 mod memory_race;
+mod yield_hint;
 use crate::model::relations::Relations;
 use crate::model::{Candidates, MemoryModel, Places};
 use crate::progress::{Progress, ProgressState};
@@ -97,6 +98,9 @@ pub struct Stats {
     pub events_replayed: u64,
 }
 
+/// What one loop iteration read: per location, the mo-latest write read.
+type IterReads = SmallVec<[(Loc, EventId); 4]>;
+
 #[derive(Clone, Default)]
 struct ThreadRt {
     /// Index of the thread's next event.
@@ -117,6 +121,10 @@ struct ThreadRt {
     spin_wrote: bool,
     /// Set while the thread waits at a spin hint.
     spin_wait: Option<SpinWait>,
+    /// Where the thread's previous `yield_now` was and what the iteration
+    /// before it read, if that iteration read something and wrote nothing
+    /// (`yield_hint`).
+    yield_prev: Option<(SourceLoc, IterReads)>,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
@@ -128,6 +136,20 @@ struct ThreadRt {
 #[derive(Clone)]
 struct SpinWait {
     read: SmallVec<[(Loc, EventId); 4]>,
+    /// Where the thread waits, and on what, for the hang report.
+    at: WaitSite,
+}
+
+/// Where a thread waits at a spin hint, for reports: the hint's source line
+/// (the user's, through `#[track_caller]`) and, for a hint inside a shim
+/// object (`Condvar::wait`, `RwLock::read`, ...), what the object is.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct WaitSite {
+    /// The hint's source location, if known.
+    pub src: Option<SourceLoc>,
+    /// What the thread waits on, as a noun phrase (`"a condvar"`); `None`
+    /// for a `spin_loop` or `yield_now` in user code.
+    pub on: Option<&'static str>,
 }
 
 /// A choice of write for a read: the write, and for a weak compare-exchange
@@ -699,11 +721,18 @@ impl Engine {
     /// executions. Returns whether the thread must wait; `Err(Moot)` when the
     /// iteration saw nothing new.
     pub fn spin(&mut self, t: ThreadId) -> Result<bool, Stop> {
+        self.spin_at(t, WaitSite::default())
+    }
+
+    /// [`Engine::spin`] with where the thread waits, for the hang report.
+    pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
         // Already one entry per location, the mo-latest write read there.
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
+        // A spin hint ends the iteration a later `yield_now` compares with.
+        r.yield_prev = None;
         if wrote || read.is_empty() {
             r.spin_prev = None;
             return Ok(false);
@@ -721,7 +750,7 @@ impl Engine {
         if replaying {
             return Ok(false);
         }
-        r.spin_wait = Some(SpinWait { read });
+        r.spin_wait = Some(SpinWait { read, at });
         Ok(true)
     }
 
@@ -957,11 +986,7 @@ impl Engine {
                 ThreadStatus::Gone | ThreadStatus::Discarded => {}
                 ThreadStatus::SpinWait => {
                     let w = self.threads[t].spin_wait.clone().expect("spin wait state");
-                    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
-                    waiting.push(format!(
-                        "thread {t} spins on {} that no other thread will change",
-                        locs.join(", ")
-                    ));
+                    waiting.push(spin_wait_text(t, &w));
                 }
                 ThreadStatus::Op(Op::Join { target }, src) => {
                     waiting.push(format!("thread {t} waits at {src} to join thread {target}"))
@@ -1320,7 +1345,7 @@ impl Engine {
     /// [`Engine::note_write`] for a location of kind `kind` already looked
     /// up: a write to a mutex's lock word is not progress.
     fn note_write_to(&mut self, t: ThreadId, kind: Option<LocKind>) {
-        if kind.is_some_and(|k| k != LocKind::Mutex) {
+        if kind.is_some_and(|k| !k.is_lock()) {
             self.rt(t).spin_wrote = true;
         }
     }
@@ -2046,5 +2071,20 @@ impl Engine {
                 .into(),
         });
         Stop::Failure(f)
+    }
+}
+
+/// How a thread stuck at a spin hint is described in a hang report: at the
+/// hint's line, and by the object it waits on when the hint is a shim
+/// object's (a condvar wait is "waits on a condvar", not a spin on its
+/// sequence number).
+fn spin_wait_text(t: usize, w: &SpinWait) -> String {
+    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
+    let locs = locs.join(", ");
+    match (w.at.on, w.at.src) {
+        (Some(on), Some(src)) => format!("thread {t} waits at {src} on {on} ({locs}) that no other thread will change"),
+        (Some(on), None) => format!("thread {t} waits on {on} ({locs}) that no other thread will change"),
+        (None, Some(src)) => format!("thread {t} spins on {locs} at {src}, which no other thread will change"),
+        (None, None) => format!("thread {t} spins on {locs} that no other thread will change"),
     }
 }

@@ -6,11 +6,12 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
+use cli::json::{error_json, result_json};
 use cli::out::{eprint_line, Out};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use scopecheck::drfrlx::{Check, Infer};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
-use scopecheck::litmus::output::{error_json, herd_text, result_json, witness_dot};
+use scopecheck::litmus::output::{herd_text, witness_dot};
 use scopecheck::litmus::{check_drfrlx_file, check_file, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{MemoryModel, Strategy};
 use std::io::IsTerminal;

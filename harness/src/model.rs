@@ -1,5 +1,6 @@
 //! Running a closure under the checker: [`model`] and [`Builder`].
 
+use crate::progress_line::{self, Ticker};
 use crate::report::Report;
 use scopecheck_checker::memory::Platform;
 use scopecheck_checker::progress::Progress;
@@ -50,6 +51,13 @@ pub struct Builder {
     pub platform: Platform,
     /// The forward-progress model: which spin-waits are hangs (default fair).
     pub progress: Progress,
+    /// Whether a long run shows its progress (executions, rate, depth) on
+    /// stderr: `None` (default) as `SCOPECHECK_PROGRESS` says (`0`/`off`,
+    /// `1`/`on`), else only when stderr is a terminal. Not for
+    /// [`Builder::explore_parallel`].
+    pub show_progress: Option<bool>,
+    /// How long a run goes on before its progress is shown (default 3 s).
+    pub progress_after: Duration,
 }
 
 impl Default for Builder {
@@ -77,6 +85,8 @@ impl Builder {
             record_races: false,
             platform: Platform::default(),
             progress: Progress::Fair,
+            show_progress: None,
+            progress_after: Duration::from_secs(3),
         }
     }
 
@@ -127,7 +137,14 @@ impl Builder {
     /// Explores `f` and returns what was found, without panicking on failures.
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
         let config = self.config();
-        let r = rt::run(&config, &f);
+        let r = if progress_line::wanted(self.show_progress) {
+            let mut ticker = Ticker::new(self.progress_after);
+            let r = rt::run_with(&config, &f, &mut |g, end| ticker.ended(g, end));
+            ticker.finish();
+            r
+        } else {
+            rt::run(&config, &f)
+        };
         Report::new(r, config.model)
     }
 

@@ -15,7 +15,7 @@ mod teardown;
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
-use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
+use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus, WaitSite};
 use scopecheck_checker::event::{EventId, EventKind, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{
     pct::Pct,
@@ -541,10 +541,34 @@ pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> T
 /// A spin-loop hint: the calling thread waits until something it read changes.
 #[track_caller]
 pub fn spin() {
+    hint(None, None)
+}
+
+/// [`spin`] inside a shim object's wait: a hang report says the thread waits
+/// on `on` (`"a condvar"`) at the caller's line, not that it spins.
+#[track_caller]
+pub fn spin_on(on: &'static str) {
+    hint(None, Some(on))
+}
+
+/// `thread::yield_now`: a scheduling hint that waits only when the thread
+/// came round to the same yield having learnt nothing (`Engine::yield_hint`).
+#[track_caller]
+pub fn yield_now() {
+    hint(Some(SourceLoc::caller()), None)
+}
+
+#[track_caller]
+fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
     let Some(t) = CURRENT.with(|c| c.get()) else {
-        outside_model("spin_loop")
+        outside_model(if yield_site.is_some() { "yield_now" } else { "spin_loop" })
     };
-    match with_shared(|s| s.engine.spin(t)) {
+    let src = SourceLoc::caller();
+    let waits = with_shared(|s| match yield_site {
+        Some(site) => s.engine.yield_hint(t, site),
+        None => s.engine.spin_at(t, WaitSite { src: Some(src), on }),
+    });
+    match waits {
         Ok(true) => {
             suspend(Yield::SpinWait);
         }
