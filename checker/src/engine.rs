@@ -17,6 +17,7 @@ use crate::memory::{MemoryTable, Platform, Residence};
 mod deadline;
 mod hang;
 mod memory_race;
+mod yield_hint;
 use crate::model::relations::Relations;
 use crate::model::{Candidates, MemoryModel, Places};
 use crate::progress::{Progress, ProgressState};
@@ -63,7 +64,8 @@ pub enum Sched {
     Run(ThreadId),
     /// All threads finished.
     Done,
-    /// Nothing can run and some thread discarded the execution: it is blocked.
+    /// Nothing can run and some thread discarded the execution, or a replay
+    /// left its token: it is blocked.
     Blocked,
     /// No thread can run: the program hangs.
     Deadlock(Box<Failure>),
@@ -96,6 +98,9 @@ pub struct Stats {
     pub events_replayed: u64,
 }
 
+/// What one loop iteration read: per location, the mo-latest write read.
+type IterReads = SmallVec<[(Loc, EventId); 4]>;
+
 #[derive(Clone, Default)]
 struct ThreadRt {
     /// Index of the thread's next event.
@@ -116,6 +121,10 @@ struct ThreadRt {
     spin_wrote: bool,
     /// Set while the thread waits at a spin hint.
     spin_wait: Option<SpinWait>,
+    /// Where the thread's previous `yield_now` was and what the iteration
+    /// before it read, if that iteration read something and wrote nothing
+    /// (`yield_hint`).
+    yield_prev: Option<(SourceLoc, IterReads)>,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
@@ -127,6 +136,20 @@ struct ThreadRt {
 #[derive(Clone)]
 struct SpinWait {
     read: SmallVec<[(Loc, EventId); 4]>,
+    /// Where the thread waits, and on what, for the hang report.
+    at: WaitSite,
+}
+
+/// Where a thread waits at a spin hint, for reports: the hint's source line
+/// (the user's, through `#[track_caller]`) and, for a hint inside a shim
+/// object (`Condvar::wait`, `RwLock::read`, ...), what the object is.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct WaitSite {
+    /// The hint's source location, if known.
+    pub src: Option<SourceLoc>,
+    /// What the thread waits on, as a noun phrase (`"a condvar"`); `None`
+    /// for a `spin_loop` or `yield_now` in user code.
+    pub on: Option<&'static str>,
 }
 
 /// A choice of write for a read: the write, and for a weak compare-exchange
@@ -194,6 +217,8 @@ pub struct Engine {
     unfiltered: bool,
     wants_revisits: bool,
     takes_leftmost: bool,
+    /// Whether the strategy checks each new visible step (a replay).
+    checks_steps: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
@@ -207,6 +232,7 @@ impl Engine {
             unfiltered: strategy.unfiltered(),
             wants_revisits: strategy.wants_revisits(),
             takes_leftmost: strategy.takes_leftmost(),
+            checks_steps: strategy.checks_steps(),
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
@@ -280,8 +306,16 @@ impl Engine {
         true
     }
 
-    /// Ends the current execution.
+    /// Ends the current execution. A replay may turn a failure into no
+    /// result (the failure is not the token's): see
+    /// [`Engine::replay_diverged`], which the caller asks before reporting it.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
+        let end = if end != ExecutionEnd::Complete && self.checks_steps && !self.strategy.accepts_end(&self.graph, end)
+        {
+            ExecutionEnd::Blocked
+        } else {
+            end
+        };
         if !self.strategy.owns_execution() {
             // Another shard's execution: it counts there.
             self.strategy.execution_done(&self.graph, end);
@@ -348,6 +382,31 @@ impl Engine {
     /// Whether a replay met choices its token did not hold.
     pub fn replay_diverged(&self) -> bool {
         self.strategy.diverged()
+    }
+
+    /// For a replay that diverged: where and how, in the program's terms.
+    pub fn replay_divergence(&self) -> Option<String> {
+        self.strategy.divergence()
+    }
+
+    /// For a strategy that checks steps (a replay): shows it thread `t`'s
+    /// next visible step; `Err(Moot)` when it does not agree (the replay
+    /// diverged: the execution stops without a result). Asked after the
+    /// checks that can fail the step itself (step bound, misuse, barrier
+    /// divergence), so a recorded failure of that kind replays.
+    #[inline]
+    fn check_step(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
+        if self.checks_steps && !self.strategy.check_step(&self.graph, t, op, src) {
+            return Err(Stop::Moot);
+        }
+        Ok(())
+    }
+
+    /// Whether a strategy that checks steps has diverged (asked after each
+    /// choice it makes: a choice the token does not hold ends the execution).
+    #[inline]
+    fn off_track(&self) -> bool {
+        self.checks_steps && self.strategy.diverged()
     }
 
     /// The progress of the exploration, if the strategy can tell.
@@ -662,11 +721,18 @@ impl Engine {
     /// executions. Returns whether the thread must wait; `Err(Moot)` when the
     /// iteration saw nothing new.
     pub fn spin(&mut self, t: ThreadId) -> Result<bool, Stop> {
+        self.spin_at(t, WaitSite::default())
+    }
+
+    /// [`Engine::spin`] with where the thread waits, for the hang report.
+    pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
         // Already one entry per location, the mo-latest write read there.
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
+        // A spin hint ends the iteration a later `yield_now` compares with.
+        r.yield_prev = None;
         if wrote || read.is_empty() {
             r.spin_prev = None;
             return Ok(false);
@@ -684,7 +750,7 @@ impl Engine {
         if replaying {
             return Ok(false);
         }
-        r.spin_wait = Some(SpinWait { read });
+        r.spin_wait = Some(SpinWait { read, at });
         Ok(true)
     }
 
@@ -860,6 +926,10 @@ impl Engine {
         if let Some(t) = self.strategy.schedule(&self.graph, &enabled, status) {
             return Sched::Run(t);
         }
+        if self.off_track() {
+            // A replay that left its token: no result, not a hang.
+            return Sched::Blocked;
+        }
         if status.iter().all(|s| matches!(s, ThreadStatus::Gone)) {
             return Sched::Done;
         }
@@ -916,11 +986,7 @@ impl Engine {
                 ThreadStatus::Gone | ThreadStatus::Discarded => {}
                 ThreadStatus::SpinWait => {
                     let w = self.threads[t].spin_wait.clone().expect("spin wait state");
-                    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
-                    waiting.push(format!(
-                        "thread {t} spins on {} that no other thread will change",
-                        locs.join(", ")
-                    ));
+                    waiting.push(spin_wait_text(t, &w));
                 }
                 ThreadStatus::Op(Op::Join { target }, src) => {
                     waiting.push(format!("thread {t} waits at {src} to join thread {target}"))
@@ -1095,11 +1161,13 @@ impl Engine {
         match *op {
             Op::Load { loc, order, .. } => {
                 self.check_loc(t, loc, src, true)?;
+                self.check_step(t, op, src)?;
                 let v = self.new_read(t, loc, order, src)?;
                 Ok(Some(OpResult::Value(v.1)))
             }
             Op::Store { loc, order, value, .. } => {
                 self.check_loc(t, loc, src, true)?;
+                self.check_step(t, op, src)?;
                 self.new_store(t, loc, order, value, src)?;
                 Ok(Some(OpResult::Done))
             }
@@ -1113,9 +1181,11 @@ impl Engine {
                 ..
             } => {
                 self.check_loc(t, loc, src, true)?;
+                self.check_step(t, op, src)?;
                 self.new_rmw(t, loc, rop, ty, success, failure, await_, src)
             }
             Op::Join { target } => {
+                self.check_step(t, op, src)?;
                 self.push(t, EventKind::Join { target }, src, true);
                 Ok(Some(OpResult::Done))
             }
@@ -1155,6 +1225,7 @@ impl Engine {
                     );
                     return Err(Stop::Failure(f));
                 }
+                self.check_step(t, op, src)?;
                 let partners = arrived.iter().filter(|a| a.0 != t).map(|a| a.1).collect();
                 self.push(
                     t,
@@ -1274,7 +1345,7 @@ impl Engine {
     /// [`Engine::note_write`] for a location of kind `kind` already looked
     /// up: a write to a mutex's lock word is not progress.
     fn note_write_to(&mut self, t: ThreadId, kind: Option<LocKind>) {
-        if kind.is_some_and(|k| k != LocKind::Mutex) {
+        if kind.is_some_and(|k| !k.is_lock()) {
             self.rt(t).spin_wrote = true;
         }
     }
@@ -1379,6 +1450,9 @@ impl Engine {
         let i = self
             .strategy
             .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &cands);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
         let c = cands[i];
         let value = self.graph.write_value(loc, c.write);
         let added_max = c.write == self.graph.mo_max(loc);
@@ -1455,6 +1529,9 @@ impl Engine {
         let i = self
             .strategy
             .choose_mo(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &places);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
         let p = places[i];
         let id = self.push(t, kind, src, p == n + 1);
         self.graph.insert_mo(loc, id, p);
@@ -1516,6 +1593,9 @@ impl Engine {
                     std::slice::from_ref(&last),
                 );
                 debug_assert_eq!(i, 0, "checker invariant: a choice outside the one offered");
+                if self.off_track() {
+                    return Err(Stop::Moot);
+                }
                 return self.take_rmw_choice(t, loc, last, rop, ty, success, failure, None, src);
             }
             // Filtered: the one candidate goes through the check below.
@@ -1611,6 +1691,9 @@ impl Engine {
         let i = self
             .strategy
             .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &kept);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
         self.take_rmw_choice(t, loc, kept[i], rop, ty, success, failure, await_, src)
     }
 
@@ -1975,5 +2058,20 @@ impl Engine {
                 .into(),
         });
         Stop::Failure(f)
+    }
+}
+
+/// How a thread stuck at a spin hint is described in a hang report: at the
+/// hint's line, and by the object it waits on when the hint is a shim
+/// object's (a condvar wait is "waits on a condvar", not a spin on its
+/// sequence number).
+fn spin_wait_text(t: usize, w: &SpinWait) -> String {
+    let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
+    let locs = locs.join(", ");
+    match (w.at.on, w.at.src) {
+        (Some(on), Some(src)) => format!("thread {t} waits at {src} on {on} ({locs}) that no other thread will change"),
+        (Some(on), None) => format!("thread {t} waits on {on} ({locs}) that no other thread will change"),
+        (None, Some(src)) => format!("thread {t} spins on {locs} at {src}, which no other thread will change"),
+        (None, None) => format!("thread {t} spins on {locs} that no other thread will change"),
     }
 }

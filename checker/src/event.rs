@@ -77,6 +77,10 @@ pub enum LocKind {
     /// The lock word of a mutex (an atomic; its own writes do not count as
     /// progress for spin-loop detection).
     Mutex,
+    /// The state word of a reader-writer lock: a [`LocKind::Mutex`] in
+    /// every respect but its name in reports (0 unlocked, `u64::MAX`
+    /// write-locked, else the number of readers).
+    RwLock,
     /// A tracked non-atomic cell: accesses are only checked for data races.
     Cell,
 }
@@ -101,6 +105,27 @@ impl Loc {
     /// The allocation's rank within its thread.
     pub fn seq(self) -> u32 {
         self.0 as u32
+    }
+}
+
+impl LocKind {
+    /// Whether this is a lock's word ([`LocKind::Mutex`] or
+    /// [`LocKind::RwLock`]): its writes are not progress for spin loops.
+    pub fn is_lock(self) -> bool {
+        matches!(self, LocKind::Mutex | LocKind::RwLock)
+    }
+
+    /// A value of a lock word in the lock's terms (`unlocked`,
+    /// `write-locked`, `2 readers`); `None` for other locations.
+    pub fn lock_state(self, v: Value) -> Option<String> {
+        Some(match (self, v) {
+            (LocKind::Mutex | LocKind::RwLock, 0) => "unlocked".into(),
+            (LocKind::Mutex, 1) => "locked".into(),
+            (LocKind::RwLock, u64::MAX) => "write-locked".into(),
+            (LocKind::RwLock, 1) => "1 reader".into(),
+            (LocKind::RwLock, n) => format!("{n} readers"),
+            _ => return None,
+        })
     }
 }
 
@@ -787,6 +812,7 @@ impl Event {
                 match kind {
                     LocKind::Atomic => "atomic",
                     LocKind::Mutex => "mutex",
+                    LocKind::RwLock => "rwlock",
                     LocKind::Cell => "cell",
                 }
             ),

@@ -1,9 +1,17 @@
 //! Replay tokens: an execution's choices, written so that the same program
-//! run with [`crate::explore::replay::Replay`] takes exactly those choices.
+//! run with [`crate::explore::replay::Replay`] takes exactly those choices,
+//! and notices the first step where the program no longer does what the
+//! token recorded.
 //!
 //! A token lists, in an order compatible with program order and reads-from,
-//! every read with the write it read, every write with its final rank in mo,
-//! and every join. It is printed as `sc1.` followed by URL-safe base64.
+//! every visible step of the execution: each read (a load or the read part
+//! of an RMW) with its location and the write it read, each write with its
+//! location and final rank in mo, each join with the thread it joined, each
+//! barrier. Every step names its thread and its index in that thread, so
+//! replay checks thread, operation kind, location and position before taking
+//! the recorded choice. It is printed as `sc2.` followed by URL-safe base64.
+//! (`sc1.` tokens, of earlier versions, lack the kinds and locations of
+//! reads and joins: they are refused with a message saying so.)
 
 use crate::event::*;
 use crate::graph::ExecutionGraph;
@@ -11,15 +19,20 @@ use crate::model::MemoryModel;
 use base64::Engine as _;
 use std::collections::BinaryHeap;
 
-/// One recorded choice.
+/// One recorded step.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Record {
-    /// `event` read from `rf` (spuriously failing if `spurious`).
+    /// `event` read `loc` from `rf`: a load, or the read part of an RMW
+    /// (spuriously failing if `spurious`).
     Read {
         /// The read.
         event: EventId,
+        /// Its location.
+        loc: Loc,
         /// The write it read.
         rf: EventId,
+        /// Whether it is the read part of an RMW (a mutex lock is one).
+        rmw: bool,
         /// Whether a weak compare-exchange failed spuriously.
         spurious: bool,
     },
@@ -34,9 +47,16 @@ pub enum Record {
         /// Whether it is the write part of an RMW.
         rmw: bool,
     },
-    /// `event` joined a thread.
+    /// `event` joined thread `target`.
     Join {
         /// The join.
+        event: EventId,
+        /// The thread joined.
+        target: ThreadId,
+    },
+    /// `event` passed a GPU barrier.
+    Barrier {
+        /// The barrier event.
         event: EventId,
     },
 }
@@ -45,7 +65,10 @@ impl Record {
     /// The event the record is about.
     pub fn event(&self) -> EventId {
         match *self {
-            Record::Read { event, .. } | Record::Write { event, .. } | Record::Join { event } => event,
+            Record::Read { event, .. }
+            | Record::Write { event, .. }
+            | Record::Join { event, .. }
+            | Record::Barrier { event } => event,
         }
     }
 }
@@ -55,24 +78,8 @@ impl Record {
 pub struct Token {
     /// The model the execution ran under.
     pub model: MemoryModel,
-    /// The choices, in a porf-compatible order.
+    /// The steps, in a porf-compatible order.
     pub records: Vec<Record>,
-}
-
-impl Token {
-    /// Whether `e` is recorded as the write part of an RMW.
-    pub fn is_rmw_write(&self, e: EventId) -> bool {
-        self.records
-            .iter()
-            .any(|r| matches!(*r, Record::Write { event, rmw: true, .. } if event == e))
-    }
-    /// The location of recorded write `e`.
-    pub fn loc_of(&self, e: EventId) -> Option<Loc> {
-        self.records.iter().find_map(|r| match *r {
-            Record::Write { event, loc, .. } if event == e => Some(loc),
-            _ => None,
-        })
-    }
 }
 
 /// The events of `g` in an order compatible with po and rf (and spawn/join),
@@ -149,24 +156,30 @@ fn get(buf: &[u8], at: &mut usize) -> Result<u64, String> {
     }
 }
 
-const PREFIX: &str = "sc1.";
+const PREFIX: &str = "sc2.";
 
-/// Encodes the choices of `g` as a token.
-pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
-    let mut buf = vec![match model {
-        MemoryModel::Sc => 0u8,
-        MemoryModel::Rc11 => 1,
-        MemoryModel::Cpp20 => 2,
-        MemoryModel::Src11 => 3,
-        MemoryModel::Porf => 4,
-    }];
-    let order = linearize(g);
+/// Record tags (the low bits of a record's first number; the thread is
+/// folded into the same number so that one byte holds both for the first
+/// threads).
+const LOAD: u64 = 0;
+const STORE: u64 = 1;
+const RMW_READ: u64 = 2;
+const RMW_READ_SPURIOUS: u64 = 3;
+const RMW_WRITE: u64 = 4;
+const JOIN: u64 = 5;
+const BARRIER: u64 = 6;
+const TAGS: u64 = 7;
+
+/// The steps of `g` as records, in a porf-compatible order.
+pub fn records(g: &ExecutionGraph) -> Vec<Record> {
     let mut recs = Vec::new();
-    for e in order {
+    for e in linearize(g) {
         match &g.event(e).kind {
             EventKind::Read(r) => recs.push(Record::Read {
                 event: e,
+                loc: r.loc,
                 rf: r.rf,
+                rmw: r.rmw.is_some(),
                 spurious: r.spurious,
             }),
             EventKind::Write(w) => recs.push(Record::Write {
@@ -175,36 +188,89 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
                 rank: g.mo_position(w.loc, e) as u32,
                 rmw: w.rmw,
             }),
-            // A barrier is recorded like a join: only its place in the order.
-            EventKind::Join { .. } | EventKind::Barrier { .. } => recs.push(Record::Join { event: e }),
+            EventKind::Join { target } => recs.push(Record::Join {
+                event: e,
+                target: *target,
+            }),
+            EventKind::Barrier { .. } => recs.push(Record::Barrier { event: e }),
             _ => {}
         }
     }
-    put(&mut buf, recs.len() as u64);
-    for r in recs {
+    recs
+}
+
+/// Encodes the steps of `g` as a token.
+///
+/// Layout (numbers as LEB128 varints): the model; the locations the steps
+/// name, as a table (count, then each location's allocating thread and
+/// sequence number), so that a step names its location by a small index;
+/// the number of steps; each step as `tag + 7 * thread`, its index in the
+/// thread, then per tag: a read's location index and the write it read
+/// (0 for the initial value, else thread + 1, then index); a store's
+/// location index and mo rank; an RMW's write part only its rank (its
+/// location is its read part's, the event just before it); a join's target.
+pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
+    let mut buf = vec![match model {
+        MemoryModel::Sc => 0u8,
+        MemoryModel::Rc11 => 1,
+        MemoryModel::Cpp20 => 2,
+        MemoryModel::Src11 => 3,
+        MemoryModel::Porf => 4,
+    }];
+    let recs = records(g);
+    let mut locs: Vec<Loc> = Vec::new();
+    let loc_index = |l: Loc, locs: &mut Vec<Loc>| -> u64 {
+        match locs.iter().position(|&x| x == l) {
+            Some(i) => i as u64,
+            None => {
+                locs.push(l);
+                (locs.len() - 1) as u64
+            }
+        }
+    };
+    let mut body = Vec::new();
+    put(&mut body, recs.len() as u64);
+    for r in &recs {
         let e = r.event();
-        let tag = match r {
-            Record::Read { .. } => 0,
-            Record::Write { rmw: false, .. } => 1,
-            Record::Write { rmw: true, .. } => 2,
-            Record::Join { .. } => 3,
+        let tag = match *r {
+            Record::Read { rmw: false, .. } => LOAD,
+            Record::Read {
+                rmw: true,
+                spurious: false,
+                ..
+            } => RMW_READ,
+            Record::Read { rmw: true, .. } => RMW_READ_SPURIOUS,
+            Record::Write { rmw: false, .. } => STORE,
+            Record::Write { rmw: true, .. } => RMW_WRITE,
+            Record::Join { .. } => JOIN,
+            Record::Barrier { .. } => BARRIER,
         };
-        put(&mut buf, tag);
-        put(&mut buf, e.thread as u64);
-        put(&mut buf, e.index as u64);
-        match r {
-            Record::Read { rf, spurious, .. } => {
-                put(&mut buf, if rf.is_init() { 0 } else { rf.thread as u64 + 1 });
-                put(&mut buf, rf.index as u64);
-                put(&mut buf, spurious as u64);
+        put(&mut body, tag + TAGS * e.thread as u64);
+        put(&mut body, e.index as u64);
+        match *r {
+            Record::Read { loc, rf, .. } => {
+                put(&mut body, loc_index(loc, &mut locs));
+                put(&mut body, if rf.is_init() { 0 } else { rf.thread as u64 + 1 });
+                if !rf.is_init() {
+                    put(&mut body, rf.index as u64);
+                }
             }
-            Record::Write { loc, rank, .. } => {
-                put(&mut buf, loc.0);
-                put(&mut buf, rank as u64);
+            Record::Write { loc, rank, rmw, .. } => {
+                if !rmw {
+                    put(&mut body, loc_index(loc, &mut locs));
+                }
+                put(&mut body, rank as u64);
             }
-            Record::Join { .. } => {}
+            Record::Join { target, .. } => put(&mut body, target as u64),
+            Record::Barrier { .. } => {}
         }
     }
+    put(&mut buf, locs.len() as u64);
+    for l in &locs {
+        put(&mut buf, l.thread() as u64);
+        put(&mut buf, l.seq() as u64);
+    }
+    buf.extend(body);
     format!(
         "{PREFIX}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf)
@@ -213,8 +279,16 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
 
 /// Decodes a token, saying what is wrong with a malformed one.
 pub fn decode(s: &str) -> Result<Token, String> {
+    let s = s.trim();
+    if s.starts_with("sc1.") {
+        return Err(
+            "this replay token (`sc1.`) was printed by an older version of scopecheck, whose tokens \
+             do not record what each step does, so a replay could not notice a changed program; run the test \
+             again without SCOPECHECK_REPLAY and use the `sc2.` token its report prints"
+                .into(),
+        );
+    }
     let body = s
-        .trim()
         .strip_prefix(PREFIX)
         .ok_or_else(|| format!("a replay token starts with `{PREFIX}`"))?;
     let buf = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -228,38 +302,224 @@ pub fn decode(s: &str) -> Result<Token, String> {
         Some(4) => MemoryModel::Porf,
         _ => return Err("replay token names an unknown memory model".into()),
     };
-    let mut at = 1;
-    let n = get(&buf, &mut at)?;
-    let mut records = Vec::new();
     let small =
         |v: u64| -> Result<u32, String> { u32::try_from(v).map_err(|_| "token number out of range".to_string()) };
+    let mut at = 1;
+    let nlocs = get(&buf, &mut at)?;
+    // Every entry takes at least two bytes: a count beyond that is malformed
+    // (and must not size an allocation).
+    if nlocs > buf.len() as u64 {
+        return Err("replay token is truncated".into());
+    }
+    let mut locs = Vec::with_capacity(nlocs as usize);
+    for _ in 0..nlocs {
+        let t = small(get(&buf, &mut at)?)?;
+        let seq = small(get(&buf, &mut at)?)?;
+        locs.push(Loc::new(t, seq));
+    }
+    let loc = |i: u64| -> Result<Loc, String> {
+        locs.get(i as usize)
+            .copied()
+            .ok_or_else(|| "replay token names a location it does not list".to_string())
+    };
+    let n = get(&buf, &mut at)?;
+    let mut records: Vec<Record> = Vec::new();
+    // The location of each RMW read part (its write part names none).
+    let mut rmw_reads: std::collections::HashMap<EventId, Loc> = std::collections::HashMap::new();
     for _ in 0..n {
-        let tag = get(&buf, &mut at)?;
-        let event = EventId::new(small(get(&buf, &mut at)?)?, small(get(&buf, &mut at)?)?);
-        records.push(match tag {
-            0 => {
+        let head = get(&buf, &mut at)?;
+        let (tag, thread) = (head % TAGS, small(head / TAGS)?);
+        let event = EventId::new(thread, small(get(&buf, &mut at)?)?);
+        let rec = match tag {
+            LOAD | RMW_READ | RMW_READ_SPURIOUS => {
+                let l = loc(get(&buf, &mut at)?)?;
                 let t = get(&buf, &mut at)?;
-                let i = small(get(&buf, &mut at)?)?;
                 let rf = if t == 0 {
                     EventId::INIT
                 } else {
-                    EventId::new(small(t - 1)?, i)
+                    EventId::new(small(t - 1)?, small(get(&buf, &mut at)?)?)
                 };
-                let spurious = get(&buf, &mut at)? != 0;
-                Record::Read { event, rf, spurious }
+                Record::Read {
+                    event,
+                    loc: l,
+                    rf,
+                    rmw: tag != LOAD,
+                    spurious: tag == RMW_READ_SPURIOUS,
+                }
             }
-            1 | 2 => Record::Write {
+            STORE => Record::Write {
                 event,
-                loc: Loc(get(&buf, &mut at)?),
+                loc: loc(get(&buf, &mut at)?)?,
                 rank: small(get(&buf, &mut at)?)?,
-                rmw: tag == 2,
+                rmw: false,
             },
-            3 => Record::Join { event },
+            RMW_WRITE => {
+                // Its location is its read part's, the event before it.
+                let l = event
+                    .index
+                    .checked_sub(1)
+                    .and_then(|i| rmw_reads.get(&EventId::new(thread, i)).copied())
+                    .ok_or("replay token has an RMW write without its read part")?;
+                Record::Write {
+                    event,
+                    loc: l,
+                    rank: small(get(&buf, &mut at)?)?,
+                    rmw: true,
+                }
+            }
+            JOIN => Record::Join {
+                event,
+                target: small(get(&buf, &mut at)?)?,
+            },
+            BARRIER => Record::Barrier { event },
             _ => return Err("replay token has an unknown record".into()),
-        });
+        };
+        if let Record::Read {
+            event, loc, rmw: true, ..
+        } = rec
+        {
+            rmw_reads.insert(event, loc);
+        }
+        records.push(rec);
     }
     if at != buf.len() {
         return Err("replay token has trailing bytes".into());
     }
     Ok(Token { model, records })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A token made of raw numbers (each one varint).
+    fn raw(nums: &[u64]) -> String {
+        let mut buf = Vec::new();
+        for &n in nums {
+            put(&mut buf, n);
+        }
+        format!(
+            "{PREFIX}{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf)
+        )
+    }
+
+    #[test]
+    fn a_token_of_an_older_version_says_so() {
+        let e = decode("sc1.AQUAAAMAAAABAAQAAQABAQAAAAEBAgACAwAF").unwrap_err();
+        assert!(e.contains("printed by an older version of scopecheck"), "{e}");
+    }
+
+    #[test]
+    fn malformed_tokens_say_what_is_wrong() {
+        // model cpp20, no locations, one load naming location 0.
+        let e = decode(&raw(&[2, 0, 1, LOAD, 1, 0, 0])).unwrap_err();
+        assert_eq!(e, "replay token names a location it does not list");
+        let e = decode(&raw(&[2, 0, 1, RMW_WRITE, 2, 1])).unwrap_err();
+        assert_eq!(e, "replay token has an RMW write without its read part");
+        // A location table longer than the token.
+        let e = decode(&raw(&[2, 1 << 40])).unwrap_err();
+        assert_eq!(e, "replay token is truncated");
+        let e = decode(&raw(&[2, 0, 1, 6 + TAGS])).unwrap_err();
+        assert_eq!(e, "token is truncated");
+        let e = decode(&raw(&[2, 0, 0, 9])).unwrap_err();
+        assert_eq!(e, "replay token has trailing bytes");
+        let e = decode(&raw(&[9])).unwrap_err();
+        assert_eq!(e, "replay token names an unknown memory model");
+    }
+
+    #[test]
+    fn every_step_kind_decodes() {
+        let x = Loc::new(0, 1);
+        let y = Loc::new(3, 0);
+        let s = raw(&[
+            1, // rc11
+            2, // locations: x, y
+            0,
+            1,
+            3,
+            0,
+            7, // steps
+            STORE + TAGS,
+            1,
+            0,
+            1, // thread 1 #1: store x, rank 1
+            LOAD,
+            2,
+            0,
+            2,
+            1, // thread 0 #2: load x from thread 1 #1
+            RMW_READ_SPURIOUS + TAGS * 3,
+            4,
+            1,
+            0, // thread 3 #4: failed CAS on y, initial value
+            RMW_READ + TAGS * 3,
+            5,
+            1,
+            0, // thread 3 #5: RMW on y
+            RMW_WRITE + TAGS * 3,
+            6,
+            1, // its write part, rank 1
+            JOIN,
+            3,
+            3, // thread 0 #3: join thread 3
+            BARRIER + TAGS * 2,
+            7, // thread 2 #7: a barrier
+        ]);
+        let t = decode(&s).unwrap();
+        assert_eq!(t.model, MemoryModel::Rc11);
+        let e = EventId::new;
+        assert_eq!(
+            t.records,
+            vec![
+                Record::Write {
+                    event: e(1, 1),
+                    loc: x,
+                    rank: 1,
+                    rmw: false
+                },
+                Record::Read {
+                    event: e(0, 2),
+                    loc: x,
+                    rf: e(1, 1),
+                    rmw: false,
+                    spurious: false
+                },
+                Record::Read {
+                    event: e(3, 4),
+                    loc: y,
+                    rf: EventId::INIT,
+                    rmw: true,
+                    spurious: true
+                },
+                Record::Read {
+                    event: e(3, 5),
+                    loc: y,
+                    rf: EventId::INIT,
+                    rmw: true,
+                    spurious: false
+                },
+                Record::Write {
+                    event: e(3, 6),
+                    loc: y,
+                    rank: 1,
+                    rmw: true
+                },
+                Record::Join {
+                    event: e(0, 3),
+                    target: 3
+                },
+                Record::Barrier { event: e(2, 7) },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_huge_thread_number_costs_nothing_to_replay() {
+        // A well-formed token naming thread 4,000,000,000: the replay keeps
+        // its threads in a map, not a vector that long.
+        let t = decode(&raw(&[2, 0, 1, JOIN + TAGS * 4_000_000_000, 1, 5])).unwrap();
+        assert_eq!(t.records.len(), 1);
+        let _ = crate::explore::replay::Replay::new(t);
+    }
 }

@@ -25,6 +25,7 @@
 pub mod drfrlx;
 pub mod litmus;
 pub mod model;
+mod progress_line;
 pub mod report;
 
 pub use model::{model, Builder, Strategy};

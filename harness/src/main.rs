@@ -6,11 +6,12 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
+use cli::json::{error_json, result_json};
 use cli::out::{eprint_line, Out};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use scopecheck::drfrlx::{Check, Infer};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
-use scopecheck::litmus::output::{error_json, herd_text, result_json, witness_dot};
+use scopecheck::litmus::output::{herd_text, witness_dot};
 use scopecheck::litmus::{check_drfrlx_file, check_file, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{MemoryModel, Strategy};
 use std::io::IsTerminal;
@@ -246,7 +247,11 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
                 ["pct", seed, n, d] => Ok(Strategy::Pct {
                     seed: seed.parse().map_err(|_| format!("bad seed `{seed}`"))?,
                     iterations: cli::numbers::positive_u64(n).map_err(|e| format!("bad execution count: {e}"))?,
-                    depth: d.parse().map_err(|_| format!("bad depth `{d}`"))?,
+                    depth: match d.parse() {
+                        Ok(0) => return Err("PCT depth must be at least 1 (depth 1: no priority change point)".into()),
+                        Ok(depth) => depth,
+                        Err(_) => return Err(format!("bad depth `{d}`")),
+                    },
                 }),
                 _ => Err(format!(
                     "unknown strategy `{s}` (expected exhaustive, reference, random:SEED:N, pct:SEED:N:DEPTH or shard:I/N)"

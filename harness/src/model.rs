@@ -1,5 +1,6 @@
 //! Running a closure under the checker: [`model`] and [`Builder`].
 
+use crate::progress_line::{self, Ticker};
 use crate::report::Report;
 use scopecheck_checker::memory::Platform;
 use scopecheck_checker::progress::Progress;
@@ -50,6 +51,13 @@ pub struct Builder {
     pub platform: Platform,
     /// The forward-progress model: which spin-waits are hangs (default fair).
     pub progress: Progress,
+    /// Whether a long run shows its progress (executions, rate, depth) on
+    /// stderr: `None` (default) as `SCOPECHECK_PROGRESS` says (`0`/`off`,
+    /// `1`/`on`), else only when stderr is a terminal. Not for
+    /// [`Builder::explore_parallel`].
+    pub show_progress: Option<bool>,
+    /// How long a run goes on before its progress is shown (default 3 s).
+    pub progress_after: Duration,
 }
 
 impl Default for Builder {
@@ -77,6 +85,8 @@ impl Builder {
             record_races: false,
             platform: Platform::default(),
             progress: Progress::Fair,
+            show_progress: None,
+            progress_after: Duration::from_secs(3),
         }
     }
 
@@ -106,6 +116,9 @@ impl Builder {
             }
         }
         let strategy = self.strategy.clone();
+        if let Err(e) = rt::validate_strategy(&strategy) {
+            panic!("scopecheck: Builder::strategy: {e}");
+        }
         check_progress(self.progress);
         RunConfig {
             model,
@@ -124,7 +137,14 @@ impl Builder {
     /// Explores `f` and returns what was found, without panicking on failures.
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
         let config = self.config();
-        let r = rt::run(&config, &f);
+        let r = if progress_line::wanted(self.show_progress) {
+            let mut ticker = Ticker::new(self.progress_after);
+            let r = rt::run_with(&config, &f, &mut |g, end| ticker.ended(g, end));
+            ticker.finish();
+            r
+        } else {
+            rt::run(&config, &f)
+        };
         Report::new(r, config.model)
     }
 
@@ -146,14 +166,18 @@ impl Builder {
     }
 
     /// Explores `f` and panics with the report if any execution fails
-    /// (so `#[should_panic]` works), or if a complete exploration finished
+    /// (so `#[should_panic]` works), if a complete exploration finished
     /// no execution at all (every one blocked: nothing was checked, so
-    /// passing would mean nothing). A run cut short by a bound before its
-    /// first execution ended passes, and its report says so.
+    /// passing would mean nothing; a run cut short by a bound before its
+    /// first execution ended passes, and its report says so), or if a
+    /// replay diverged from its token (the replay proved nothing).
     #[track_caller]
     pub fn check<F: Fn()>(&self, f: F) {
         let report = self.explore(f);
-        if !report.failures().is_empty() || (report.is_complete() && report.no_answer().is_some()) {
+        if !report.failures().is_empty()
+            || (report.is_complete() && report.no_answer().is_some())
+            || report.replay_divergence().is_some()
+        {
             panic!("{report}");
         }
     }

@@ -1,6 +1,6 @@
 //! What a check found, and how it is shown to a person.
 
-use scopecheck_checker::event::{EventId, EventKind, ThreadId};
+use scopecheck_checker::event::{Event, EventId, EventKind, Loc, LocKind, SourceLoc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::{Failure, MemoryModel};
 use scopecheck_instrument::rt::RunResult;
@@ -77,6 +77,10 @@ impl Report {
                 "no execution completed: all {} were abandoned (blocked) before their end, so nothing was checked",
                 self.runs()
             ),
+            // (A replay's divergence is said in full at the top of the report.)
+            Some(_) if self.replay_divergence().is_some() => {
+                "no execution completed before the run stopped (the replay diverged), so nothing was checked".into()
+            }
             Some(why) => format!("no execution completed before the run stopped ({why}), so nothing was checked"),
         })
     }
@@ -106,6 +110,13 @@ impl Report {
     pub fn replay_diverged(&self) -> bool {
         self.run.replay_diverged
     }
+
+    /// For a replay that diverged: `replay diverged at step N`, what the
+    /// token expected there and what the program did. Such a replay is
+    /// neither a failure nor a pass: the run is incomplete.
+    pub fn replay_divergence(&self) -> Option<&str> {
+        self.run.replay_divergence.as_deref()
+    }
 }
 
 /// Name of the libtest test running on this OS thread, if any.
@@ -129,7 +140,7 @@ pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[Even
             if matches!(e.kind, EventKind::Start { .. } | EventKind::End) {
                 continue;
             }
-            let mut what = e.describe();
+            let mut what = lock_terms(g, e.describe(), e);
             if let Some(w) = e.as_write() {
                 what.push_str(&format!(" (mo #{})", g.mo_position(w.loc, id)));
             }
@@ -137,13 +148,96 @@ pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[Even
             writeln!(f, "    {star} {id:<8} {what:<56} {}", e.src)?;
         }
     }
-    let mut legend = Vec::new();
-    for (loc, d) in g.locs() {
-        let src = g.event(d.alloc).src;
-        legend.push(format!("{loc} created at {src}"));
+    let mut locs: Vec<(Loc, SourceLoc)> = g.locs().map(|(loc, d)| (*loc, g.event(d.alloc).src)).collect();
+    locs.sort_by_key(|&(l, _)| l);
+    write_locations(f, &locs)
+}
+
+/// An access to a lock's word in the lock's terms: `rwlock loc0.0 :=
+/// write-locked` rather than the raw state value (`18446744073709551615`).
+fn lock_terms(g: &ExecutionGraph, text: String, e: &Event) -> String {
+    let (loc, value, op) = match (e.as_read(), e.as_write()) {
+        (Some(r), _) => (r.loc, r.value, "="),
+        (None, Some(w)) => (w.loc, w.value, ":="),
+        _ => return text,
+    };
+    let Some(kind) = g.loc(loc).map(|d| d.kind).filter(|k| k.is_lock()) else {
+        return text;
+    };
+    let Some(state) = kind.lock_state(value) else {
+        return text;
+    };
+    let name = if kind == LocKind::RwLock { "rwlock" } else { "mutex" };
+    text.replacen(&format!("{loc} {op} {value}"), &format!("{name} {loc} {op} {state}"), 1)
+}
+
+/// How many creation sites the legend lists before summing up the rest.
+const LEGEND_SITES: usize = 12;
+/// How many runs of locations one site's line lists before summing up.
+const LEGEND_RUNS: usize = 4;
+
+/// The location legend: which line created each location. Locations are
+/// grouped by creation site and consecutive ones shown as a range
+/// (`loc0.2-loc0.61 (60) created at ...`), so a program with many locations
+/// (60 nodes of a list, say) still gets a legend one can read; past
+/// [`LEGEND_SITES`] sites the rest is counted, not listed.
+fn write_locations(f: &mut impl fmt::Write, locs: &[(Loc, SourceLoc)]) -> fmt::Result {
+    if locs.is_empty() {
+        return Ok(());
     }
-    if !legend.is_empty() {
-        writeln!(f, "    locations: {}", legend.join("; "))?;
+    // Sites in order of first creation, each with its locations.
+    let mut sites: Vec<(SourceLoc, Vec<Loc>)> = Vec::new();
+    for &(loc, src) in locs {
+        match sites.iter_mut().find(|(s, _)| *s == src) {
+            Some((_, v)) => v.push(loc),
+            None => sites.push((src, vec![loc])),
+        }
+    }
+    let entry = |src: &SourceLoc, v: &[Loc]| {
+        let mut runs: Vec<(Loc, Loc)> = Vec::new();
+        for &l in v {
+            match runs.last_mut() {
+                Some((_, hi)) if hi.thread() == l.thread() && hi.seq() + 1 == l.seq() => *hi = l,
+                _ => runs.push((l, l)),
+            }
+        }
+        let mut parts: Vec<String> = runs
+            .iter()
+            .take(LEGEND_RUNS)
+            .map(|(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") })
+            .collect();
+        if runs.len() > LEGEND_RUNS {
+            let rest: usize = runs[LEGEND_RUNS..]
+                .iter()
+                .map(|(lo, hi)| (hi.seq() - lo.seq()) as usize + 1)
+                .sum();
+            parts.push(format!("{rest} more"));
+        }
+        let count = if v.len() > 1 {
+            format!(" ({})", v.len())
+        } else {
+            String::new()
+        };
+        format!("{}{count} created at {src}", parts.join(", "))
+    };
+    if sites.len() == 1 && sites[0].1.len() == 1 {
+        return writeln!(f, "    locations: {}", entry(&sites[0].0, &sites[0].1));
+    }
+    if sites.iter().all(|(_, v)| v.len() == 1) && sites.len() <= 3 {
+        let line: Vec<String> = sites.iter().map(|(s, v)| entry(s, v)).collect();
+        return writeln!(f, "    locations: {}", line.join("; "));
+    }
+    writeln!(f, "    locations ({}):", locs.len())?;
+    for (src, v) in sites.iter().take(LEGEND_SITES) {
+        writeln!(f, "      {}", entry(src, v))?;
+    }
+    if sites.len() > LEGEND_SITES {
+        let rest: usize = sites[LEGEND_SITES..].iter().map(|(_, v)| v.len()).sum();
+        writeln!(
+            f,
+            "      ... {rest} more location(s) created at {} other line(s)",
+            sites.len() - LEGEND_SITES
+        )?;
     }
     Ok(())
 }
@@ -182,21 +276,45 @@ pub fn write_failure(f: &mut impl fmt::Write, fl: &Failure, model: MemoryModel) 
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(d) = self.replay_divergence() {
+            writeln!(f, "scopecheck: {d}")?;
+            writeln!(f)?;
+        }
         for fl in self.failures() {
             write_failure(f, fl, self.model)?;
             writeln!(f)?;
         }
-        write!(
-            f,
-            "explored {} execution(s) ({} blocked) in {:.3}s with the {} strategy under {}",
-            self.executions(),
-            self.blocked(),
+        let how = format!(
+            "in {:.3}s with the {} strategy under {}",
             self.elapsed().as_secs_f64(),
             self.run.strategy,
             self.model.name()
-        )?;
-        if let Some(r) = self.incomplete_reason() {
-            write!(f, "; incomplete: {r}")?;
+        );
+        if self.executions() == 0 && self.blocked() == 0 && self.failed() > 0 {
+            // Not "explored 0 executions": the run stopped in the first one.
+            write!(f, "the first execution explored failed ({how})")?;
+        } else if self.failed() > 0 {
+            write!(
+                f,
+                "explored {} execution(s): {} complete, {} blocked, {} failed, {how}",
+                self.executions() + self.blocked() + self.failed(),
+                self.executions(),
+                self.blocked(),
+                self.failed()
+            )?;
+        } else {
+            write!(
+                f,
+                "explored {} execution(s) ({} blocked) {how}",
+                self.executions(),
+                self.blocked()
+            )?;
+        }
+        match self.incomplete_reason() {
+            // (Already said in full above.)
+            Some(_) if self.replay_divergence().is_some() => write!(f, "; incomplete: the replay diverged")?,
+            Some(r) => write!(f, "; incomplete: {r}")?,
+            None => {}
         }
         if let Some(r) = self.no_answer() {
             write!(f, "; {r}")?;

@@ -8,7 +8,13 @@
 //! a generous wall-time guard (many times the bound) turns the hang into a
 //! failure instead.
 
-use scopecheck::litmus::output::{herd_text, result_json};
+// The command's JSON writer (not part of the library since issue 21 item 7).
+#[path = "../src/cli/json.rs"]
+#[allow(dead_code)]
+mod json;
+
+use json::result_json;
+use scopecheck::litmus::output::herd_text;
 use scopecheck::litmus::{check_source, Options};
 use scopecheck::sync::atomic::{AtomicUsize, Ordering};
 use scopecheck::sync::Arc;

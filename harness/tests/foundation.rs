@@ -81,7 +81,7 @@ fn message_passing_relaxed_is_a_data_race_with_both_lines() {
     assert!(text.contains("data race"), "{text}");
     assert!(text.contains(&format!("foundation.rs:{w}")), "{text}");
     assert!(text.contains(&format!("foundation.rs:{rd}")), "{text}");
-    assert!(text.contains("SCOPECHECK_REPLAY=sc1."), "{text}");
+    assert!(text.contains("SCOPECHECK_REPLAY=sc2."), "{text}");
     assert!(text.contains("thread 1:") && text.contains("thread 0:"), "{text}");
 }
 
@@ -219,6 +219,21 @@ fn bounds_mark_the_run_incomplete() {
     assert_eq!(r.executions(), 5);
     assert!(r.incomplete_reason().unwrap().contains("max_executions"));
     assert!(r.to_string().contains("incomplete"));
+}
+
+/// A bound that allows exactly the executions there are cuts nothing: the
+/// run is complete (it used to say "stopped after max_executions = 6").
+#[test]
+fn a_bound_reached_by_the_last_execution_cuts_nothing() {
+    let mut b = Builder::new();
+    b.max_executions = Some(6);
+    let r = b.explore(fetch_adds(3));
+    assert_eq!(r.executions(), 6);
+    assert!(r.is_complete(), "{:?}", r.incomplete_reason());
+    b.max_executions = Some(5);
+    let r = b.explore(fetch_adds(3));
+    assert_eq!(r.executions(), 5);
+    assert!(!r.is_complete());
 }
 
 #[test]

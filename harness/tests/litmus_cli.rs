@@ -227,3 +227,65 @@ fn shards_of_a_litmus_run_add_up_to_the_whole() {
         text(&out.stderr)
     );
 }
+
+/// One shard answers only what it proves on its own: IRIW-rlx's weak outcome
+/// is in shard 0 of 3, so shards 1 and 2 (no execution satisfies the
+/// condition there) must not answer "No" for `exists` (nor "Ok" for
+/// `~exists`), and every shard says its counts cover that shard only.
+#[test]
+fn a_shard_answers_only_what_it_proves() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(corpus().join("families/IRIW-rlx.litmus")).unwrap();
+    assert!(src.contains("\nexists"));
+    let exists = dir.path().join("iriw.litmus");
+    let not_exists = dir.path().join("iriw-not.litmus");
+    std::fs::write(&exists, &src).unwrap();
+    std::fs::write(&not_exists, src.replace("\nexists", "\n~exists")).unwrap();
+    let run = |file: &Path, shard: &str| -> (serde_json::Value, String) {
+        let f = file.to_str().unwrap();
+        let out = scopecheck(&["litmus", "--json", "--strategy", shard, f]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+        let out = scopecheck(&["litmus", "--strategy", shard, f]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (json, text(&out.stdout))
+    };
+    for (file, proven) in [(&exists, "Ok"), (&not_exists, "No")] {
+        let (whole, _) = run(file, "exhaustive");
+        assert_eq!(whole["shard"], serde_json::Value::Null);
+        assert_eq!(whole["positive"], 1);
+        for i in 0..3 {
+            let shard = format!("shard:{i}/3");
+            let (json, herd) = run(file, &shard);
+            assert_eq!(json["shard"], format!("{i}/3"));
+            assert_eq!(json["complete"], true);
+            let note = format!("Shard {i}/3: states, counts, observation and races cover this shard's executions only");
+            assert!(herd.contains(&note), "{herd}");
+            if i == 0 {
+                // The weak outcome is here: that proves the answer for the whole run.
+                assert_eq!(json["positive"], 1);
+                assert_eq!(json["verdict"], proven, "{shard}");
+                assert!(herd.lines().any(|l| l == proven), "{herd}");
+            } else {
+                assert_eq!(json["positive"], 0);
+                assert_eq!(json["verdict"], serde_json::Value::Null, "{shard}: {json}");
+                assert!(herd.lines().any(|l| l == "??"), "{herd}");
+                assert!(!herd.lines().any(|l| l == "No" || l == "Ok"), "{herd}");
+            }
+        }
+    }
+}
+
+#[test]
+fn pct_depth_0_is_a_usage_error() {
+    let file = corpus().join("families/SB-rlx.litmus");
+    for strategy in ["pct:1:10:0", "pct:1:10:00"] {
+        let out = scopecheck(&["litmus", "--strategy", strategy, file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{strategy}");
+        let err = text(&out.stderr);
+        assert!(err.contains("PCT depth must be at least 1"), "{err}");
+        assert!(err.contains("--strategy"), "{err}");
+    }
+    let out = scopecheck(&["litmus", "--strategy", "pct:1:10:1", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

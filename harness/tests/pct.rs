@@ -112,3 +112,47 @@ fn pct_finds_a_long_preemption_free_stretch_far_sooner_than_random() {
     println!("executions to the failure over 10 seeds: pct {pct}, random {random}");
     assert!(pct * 10 < random, "pct {pct}, random {random}");
 }
+
+/// The message a refused configuration panics with.
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Depth 0 does not exist (depth is the number of ordering constraints a bug
+/// needs): the Builder refuses it instead of running depth 1 silently.
+#[test]
+fn pct_depth_0_is_refused_by_the_builder() {
+    let r = std::panic::catch_unwind(|| {
+        sb_outcomes(Strategy::Pct {
+            seed: 1,
+            iterations: 10,
+            depth: 0,
+        })
+    });
+    let msg = panic_text(r.expect_err("depth 0 is refused"));
+    assert!(msg.contains("Builder::strategy: PCT depth 0 does not exist"), "{msg}");
+}
+
+/// The same through a `RunConfig` (the litmus front end's path to the runtime).
+#[test]
+fn pct_depth_0_is_refused_by_the_runtime() {
+    let src = "C SB\n{ x = 0; y = 0; }\n\
+        P0 (atomic_int* x, atomic_int* y) { atomic_store_explicit(x, 1, memory_order_relaxed); }\n\
+        exists (x=1)\n";
+    let opts = |depth| scopecheck::litmus::Options {
+        strategy: Strategy::Pct {
+            seed: 1,
+            iterations: 10,
+            depth,
+        },
+        ..Default::default()
+    };
+    let ok = scopecheck::litmus::check_source("t.litmus", src, &opts(1)).unwrap();
+    assert_eq!(ok.verdict(), Some(true));
+    let r = std::panic::catch_unwind(|| scopecheck::litmus::check_source("t.litmus", src, &opts(0)));
+    let msg = panic_text(r.expect_err("depth 0 is refused"));
+    assert!(msg.contains("PCT depth 0 does not exist"), "{msg}");
+}

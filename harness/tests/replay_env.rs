@@ -47,6 +47,6 @@ fn the_environment_variable_selects_a_replay() {
 #[should_panic(expected = "bad token")]
 fn a_malformed_token_is_a_clear_error() {
     let mut b = Builder::new();
-    b.strategy = Strategy::Replay("sc1.!!not-base64".into());
+    b.strategy = Strategy::Replay("sc2.!!not-base64".into());
     b.explore(racy);
 }

@@ -103,7 +103,7 @@ impl RawAtomic {
     fn stale(&self) {
         self.born.stale(match self.kind {
             LocKind::Atomic => "an atomic",
-            LocKind::Mutex => "a lock",
+            LocKind::Mutex | LocKind::RwLock => "a lock",
             LocKind::Cell => "a memory location",
         });
     }

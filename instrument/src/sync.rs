@@ -377,7 +377,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn new(t: T) -> RwLock<T> {
         RwLock {
-            word: alloc(UNLOCKED, LocKind::Mutex),
+            word: alloc(UNLOCKED, LocKind::RwLock),
             born: rt::Born::here(),
             data: UnsafeCell::new(t),
         }
@@ -399,7 +399,7 @@ impl<T: ?Sized> RwLock<T> {
         loop {
             if seen == WRITER {
                 // Wait until the state word changes, then look again.
-                rt::spin();
+                rt::spin_on("a read lock of an RwLock");
                 seen = load(self.word, Order::Acquire, src);
                 continue;
             }
@@ -633,7 +633,7 @@ impl Condvar {
         // thread read the mutex word when it locked, and its unlock is newer);
         // the later ones wait for a new notification.
         loop {
-            rt::spin();
+            rt::spin_on("a condvar");
             let now = load(self.seq, Order::Relaxed, src);
             if now != seen {
                 break;
@@ -767,13 +767,13 @@ impl Barrier {
         // The ticket was a write, so this hint does not wait: it only clears
         // the set of locations the thread is known to have read, so that
         // below only `completed` can wake it.
-        rt::spin();
+        rt::spin_on("a barrier");
         loop {
             let now = load(self.completed, Order::Acquire, src);
             if now >= done {
                 return BarrierWaitResult { leader: false };
             }
-            rt::spin();
+            rt::spin_on("a barrier");
         }
     }
 }
@@ -850,7 +850,7 @@ impl Once {
                     }
                 }
                 _ => {
-                    rt::spin();
+                    rt::spin_on("a Once");
                     state = load(self.state, Order::Acquire, src);
                 }
             }

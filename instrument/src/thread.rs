@@ -35,11 +35,15 @@ pub fn current() -> Thread {
     Thread { id: rt::current() }
 }
 
-/// Hints that the thread waits for another: under the checker it waits until
-/// something it read changes (see `hint::spin_loop`).
+/// Offers to let other threads run. Under the checker this is only a hint,
+/// except in a loop that learns nothing: when the thread comes back to the
+/// same `yield_now` having read the same values and written nothing, it
+/// waits until something it read changes (as with `hint::spin_loop`), so
+/// such a loop is explored, and a hang reported, without spinning forever.
+/// A yield outside a loop never waits.
 #[track_caller]
 pub fn yield_now() {
-    rt::spin();
+    rt::yield_now();
 }
 
 type Slot<T> = Rc<RefCell<Option<T>>>;

@@ -82,6 +82,42 @@ pub trait Strategy {
         false
     }
 
+    /// For a replay: where the program left the token, in the program's
+    /// terms (which step, what the token expected, what the program did).
+    fn divergence(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether the engine must show the strategy each new visible step
+    /// before taking it ([`Strategy::check_step`]) and stop the execution
+    /// once the strategy says it diverged (a replay).
+    fn checks_steps(&self) -> bool {
+        false
+    }
+
+    /// The execution is about to end as `end` (a failure, or blocked):
+    /// whether it ends so (false: the strategy says this is not the end
+    /// it was asked to reproduce, and the execution ends without a result;
+    /// see [`Strategy::divergence`]). Asked only when
+    /// [`Strategy::checks_steps`], and not for complete executions.
+    fn accepts_end(&mut self, _graph: &ExecutionGraph, _end: ExecutionEnd) -> bool {
+        true
+    }
+
+    /// Thread `t` is about to take the visible step `op` (at `src`) as its
+    /// next event: whether the strategy agrees (false: the execution stops
+    /// without a result; see [`Strategy::divergence`]). Asked only when
+    /// [`Strategy::checks_steps`].
+    fn check_step(
+        &mut self,
+        _graph: &ExecutionGraph,
+        _t: ThreadId,
+        _op: &crate::event::Op,
+        _src: crate::event::SourceLoc,
+    ) -> bool {
+        true
+    }
+
     /// Number of distinct complete executions, when the strategy may visit
     /// the same one more than once (the reference enumerator).
     fn distinct_complete(&self) -> Option<u64> {

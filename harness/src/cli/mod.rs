@@ -4,6 +4,7 @@
 
 pub mod dot;
 pub mod files;
+pub mod json;
 pub mod numbers;
 pub mod out;
 pub mod rows;

@@ -1,13 +1,13 @@
-//! How litmus results are shown: herd's text format, one JSON object per
-//! test, and DOT pictures of witnesses.
+//! How litmus results are shown: herd's text format and DOT pictures of
+//! witnesses (the command's JSON lines are built from these in the
+//! command's own `cli::json`, so the library needs no JSON crate).
 
 use super::ast::*;
 use super::interp::FinalState;
-use super::run::{TestError, TestResult};
+use super::run::TestResult;
 use scopecheck_checker::dot::{self, DotStyle};
 use scopecheck_checker::event::{Loc, ThreadId};
 use scopecheck_checker::{Failure, FailureKind};
-use serde_json::{json, Value as Json};
 use std::fmt::Write as _;
 
 /// A proposition written back in herd's syntax.
@@ -88,6 +88,16 @@ pub fn observation(r: &TestResult) -> &'static str {
     }
 }
 
+/// For one shard of a run: what its answer covers.
+pub fn shard_text(r: &TestResult) -> Option<String> {
+    let (i, n) = r.shard?;
+    Some(format!(
+        "Shard {i}/{n}: states, counts, observation and races cover this shard's executions only; the \
+         condition is answered only where this shard proves it, `??` otherwise (the executions that \
+         settle it may be in another shard: add the Positive and Negative counts of all {n} shards)"
+    ))
+}
+
 /// The result in herd's format, followed by what herd does not print
 /// (executions, races, notes, failures).
 pub fn herd_text(r: &TestResult) -> String {
@@ -132,6 +142,9 @@ pub fn herd_text(r: &TestResult) -> String {
     );
     if let Some(why) = &r.incomplete_reason {
         let _ = writeln!(o, "Incomplete: {why}");
+    }
+    if let Some(line) = shard_text(r) {
+        let _ = writeln!(o, "{line}");
     }
     if let Some(why) = &r.no_answer {
         let _ = writeln!(o, "No answer: {why}");
@@ -218,77 +231,6 @@ fn rename_threads(r: &TestResult, text: &str) -> String {
         out = out.replace(&Loc::new(0, k as u32).to_string(), name);
     }
     out
-}
-
-fn json_value(v: &Value) -> Json {
-    match v {
-        Value::Int(i) => json!(i),
-        Value::Addr { .. } => json!(v.to_string()),
-    }
-}
-
-/// One JSON object for a checked test.
-pub fn result_json(file: &str, r: &TestResult) -> Json {
-    let states: Vec<Json> = r
-        .states
-        .iter()
-        .map(|(s, n)| {
-            let vars: serde_json::Map<String, Json> = s.iter().map(|(k, v)| (k.to_string(), json_value(v))).collect();
-            let sat = r.condition.as_ref().is_none_or(|c| super::interp::holds(&c.prop, s));
-            json!({ "state": vars, "executions": n, "satisfies": sat })
-        })
-        .collect();
-    let races: Vec<Json> = r
-        .races
-        .iter()
-        .map(|f| {
-            json!({
-                "message": race_text(r, f),
-                "events": f.events.iter().map(|e| json!({
-                    "thread": r.thread_name(e.id.thread),
-                    "what": e.what,
-                    "at": e.src.to_string(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let failures: Vec<Json> = r
-        .failures
-        .iter()
-        .map(|f| json!({ "kind": f.kind.name(), "message": f.message, "token": f.token }))
-        .collect();
-    json!({
-        "file": file,
-        "name": r.name,
-        "model": r.model.name(),
-        "condition": r.condition.as_ref().map(condition_text),
-        "states": states,
-        "verdict": r.verdict().map(|v| if v { "Ok" } else { "No" }),
-        "observation": observation(r),
-        "positive": r.positive,
-        "negative": r.negative,
-        "executions": r.executions,
-        "blocked": r.blocked,
-        "races": races,
-        "racy_executions": r.racy_executions,
-        "race_free": r.race_free(),
-        "failures": failures,
-        "complete": r.complete,
-        "incomplete_reason": r.incomplete_reason,
-        "no_answer": r.no_answer,
-        "time": r.elapsed.as_secs_f64(),
-        "notes": r.notes,
-        "warnings": r.warnings.iter().map(|(pos, w)| format!("{file}:{pos}: {w}")).collect::<Vec<_>>(),
-    })
-}
-
-/// One JSON object for a test that produced no result.
-pub fn error_json(file: &str, model: Option<&str>, e: &TestError) -> Json {
-    json!({
-        "file": file,
-        "model": model,
-        "error": { "kind": e.kind(), "message": e.located(file) },
-    })
 }
 
 /// The witness of `r` as a DOT graph, with the test's names for threads

@@ -192,6 +192,11 @@ pub struct TestResult {
     pub complete: bool,
     /// Why not, if not.
     pub incomplete_reason: Option<String>,
+    /// The part of the exhaustive exploration this result covers, when it
+    /// was one shard (`index`, `count`; `--strategy shard:I/N`): its states,
+    /// counts and races are that shard's only, and [`TestResult::verdict`]
+    /// answers only what the shard proves on its own.
+    pub shard: Option<(u32, u32)>,
     /// Why a complete run without failures has no answer: no execution
     /// completed (each was discarded at the unroll bound, say), so there is
     /// no final state to judge the condition on. herd answers such a test
@@ -219,7 +224,8 @@ impl TestResult {
     /// Whether the condition is validated (herd's `Ok`): some execution
     /// satisfies an `exists`, none satisfies a `~exists`, every execution
     /// satisfies a `forall`. `None` without a condition, or when the run
-    /// failed or was cut short before the answer was known.
+    /// failed, was cut short, or explored one shard, before the answer was
+    /// known.
     pub fn verdict(&self) -> Option<bool> {
         let c = self.condition.as_ref()?;
         if !self.failures.is_empty() || self.no_answer.is_some() {
@@ -230,12 +236,15 @@ impl TestResult {
             Quantifier::NotExists => self.positive == 0,
             Quantifier::Forall => self.negative == 0,
         };
-        // A cut-short run only knows an answer some execution proved.
+        // A cut-short run, or one shard of a run, only knows an answer some
+        // execution proved: the execution that settles it may be in the
+        // part not explored (another shard's).
         let proven = match c.quantifier {
             Quantifier::Exists => answer,
             Quantifier::NotExists | Quantifier::Forall => !answer,
         };
-        (self.complete || proven).then_some(answer)
+        let whole = self.complete && self.shard.is_none();
+        (whole || proven).then_some(answer)
     }
 
     /// The litmus name of engine thread `t`: `P<n>` for the test's threads,
@@ -484,6 +493,10 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         failures,
         complete: r.complete,
         incomplete_reason: r.incomplete_reason,
+        shard: match opts.strategy {
+            Strategy::Shard { index, count } => Some((index, count)),
+            _ => None,
+        },
         no_answer,
         witness,
         witness_state,

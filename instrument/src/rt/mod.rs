@@ -15,7 +15,7 @@ mod teardown;
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
-use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus};
+use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus, WaitSite};
 use scopecheck_checker::event::{EventId, EventKind, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::explore::{
     pct::Pct,
@@ -147,6 +147,10 @@ pub struct RunResult {
     pub strategy: &'static str,
     /// For a replay: whether the program asked for choices the token did not hold.
     pub replay_diverged: bool,
+    /// For a replay that diverged: at which step, what the token expected
+    /// and what the program did. The run is then incomplete (its reason
+    /// is this text): the execution was abandoned, neither failed nor passed.
+    pub replay_divergence: Option<String>,
     /// Under [`RunConfig::record_races`]: one report per distinct racing pair
     /// of source lines.
     pub races: Vec<Failure>,
@@ -186,6 +190,9 @@ impl RunResult {
         }
         self.elapsed = self.elapsed.max(other.elapsed);
         self.replay_diverged |= other.replay_diverged;
+        if self.replay_divergence.is_none() {
+            self.replay_divergence = other.replay_divergence;
+        }
     }
 }
 
@@ -534,10 +541,34 @@ pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> T
 /// A spin-loop hint: the calling thread waits until something it read changes.
 #[track_caller]
 pub fn spin() {
+    hint(None, None)
+}
+
+/// [`spin`] inside a shim object's wait: a hang report says the thread waits
+/// on `on` (`"a condvar"`) at the caller's line, not that it spins.
+#[track_caller]
+pub fn spin_on(on: &'static str) {
+    hint(None, Some(on))
+}
+
+/// `thread::yield_now`: a scheduling hint that waits only when the thread
+/// came round to the same yield having learnt nothing (`Engine::yield_hint`).
+#[track_caller]
+pub fn yield_now() {
+    hint(Some(SourceLoc::caller()), None)
+}
+
+#[track_caller]
+fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
     let Some(t) = CURRENT.with(|c| c.get()) else {
-        outside_model("spin_loop")
+        outside_model(if yield_site.is_some() { "yield_now" } else { "spin_loop" })
     };
-    match with_shared(|s| s.engine.spin(t)) {
+    let src = SourceLoc::caller();
+    let waits = with_shared(|s| match yield_site {
+        Some(site) => s.engine.yield_hint(t, site),
+        None => s.engine.spin_at(t, WaitSite { src: Some(src), on }),
+    });
+    match waits {
         Ok(true) => {
             suspend(Yield::SpinWait);
         }
@@ -638,7 +669,24 @@ fn finish_thread(t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
     with_shared(|s| s.engine.thread_end(t, src))
 }
 
+/// Whether `c` names a strategy that exists: a shard `index` below its
+/// `count`, a PCT depth of at least 1. The error says what is wrong.
+pub fn validate_strategy(c: &StrategyChoice) -> Result<(), String> {
+    match *c {
+        StrategyChoice::Shard { index, count } if count == 0 || index >= count => Err(format!(
+            "shard {index}/{count} does not exist (shards are 0..count, count >= 1)"
+        )),
+        StrategyChoice::Pct { depth: 0, .. } => Err(
+            "PCT depth 0 does not exist: the depth is the number of ordering constraints a bug needs, at least 1 \
+             (depth 1: no priority change point)"
+                .into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
 fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
+    validate_strategy(c)?;
     Ok(match c {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),
@@ -651,17 +699,10 @@ fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
             iterations,
             depth,
         } => Box::new(Pct::new(*seed, *iterations, *depth)),
-        StrategyChoice::Shard { index, count } => {
-            if *count == 0 || index >= count {
-                return Err(format!(
-                    "shard {index}/{count} does not exist (shards are 0..count, count >= 1)"
-                ));
-            }
-            Box::new(Trust::sharded(Shard {
-                index: *index,
-                count: *count,
-            }))
-        }
+        StrategyChoice::Shard { index, count } => Box::new(Trust::sharded(Shard {
+            index: *index,
+            count: *count,
+        })),
     })
 }
 
@@ -776,9 +817,16 @@ fn run_strategy(
     let mut failures = Vec::new();
     let mut incomplete_reason = None;
     let mut executions = 0u64;
+    let mut stray_failure: Option<String> = None;
     let mut cut = false;
     let run_id = epoch::new_run();
     loop {
+        // The strategy is asked first: a run whose last execution was also
+        // the last one a bound allowed is complete, not cut (the execution
+        // it prepared is simply not run).
+        if !with_shared(|s| s.engine.begin_execution()) {
+            break;
+        }
         if let Some(max) = config.max_executions {
             if executions >= max {
                 incomplete_reason = Some(format!("stopped after max_executions = {max}"));
@@ -787,9 +835,6 @@ fn run_strategy(
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
-            break;
-        }
-        if !with_shared(|s| s.engine.begin_execution()) {
             break;
         }
         executions += 1;
@@ -813,6 +858,15 @@ fn run_strategy(
         // A shard reports only the executions it owns (another shard
         // reports this one's failure).
         let failure = failure.filter(|_| owned);
+        // A replay that left its token found no failure of the program: it
+        // says where it diverged instead (with what stopped it, if anything).
+        let failure = match failure {
+            Some(fl) if with_shared(|s| s.engine.replay_diverged()) => {
+                stray_failure = Some(format!("{}: {}", fl.kind.name(), fl.message));
+                None
+            }
+            f => f,
+        };
         if let Some(fl) = failure {
             failures.push(fl);
             if failures.len() >= config.max_failures {
@@ -821,15 +875,24 @@ fn run_strategy(
             }
         }
     }
-    let (stats, distinct, diverged, races, racy_executions) = with_shared(|s| {
+    let (stats, distinct, diverged, divergence, races, racy_executions) = with_shared(|s| {
         (
             s.engine.stats.clone(),
             s.engine.distinct_complete(),
             s.engine.replay_diverged(),
+            s.engine.replay_divergence(),
             std::mem::take(&mut s.engine.races.distinct),
             s.engine.races.racy_executions,
         )
     });
+    let divergence = match (divergence, stray_failure) {
+        (Some(d), Some(f)) => Some(format!("{d} (what stopped the program: {f})")),
+        (d, _) => d,
+    };
+    // A replay that left its token covered nothing it meant to.
+    if let Some(d) = &divergence {
+        incomplete_reason.get_or_insert_with(|| d.clone());
+    }
     let result = RunResult {
         stats,
         distinct,
@@ -839,6 +902,7 @@ fn run_strategy(
         elapsed: start.elapsed(),
         strategy: strategy_name,
         replay_diverged: diverged,
+        replay_divergence: divergence,
         races,
         racy_executions,
     };
