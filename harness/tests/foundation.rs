@@ -236,6 +236,30 @@ fn a_bound_reached_by_the_last_execution_cuts_nothing() {
     assert!(!r.is_complete());
 }
 
+/// With `max_failures` above one the exploration goes on after a failure,
+/// but the failed execution stopped where it failed: here the execution in
+/// which the load reads 1 extends it past the failure and is never run, so
+/// the run must not call itself complete.
+#[test]
+fn failures_below_max_failures_leave_the_run_incomplete() {
+    let mut b = Builder::new();
+    b.max_failures = 100;
+    let r = b.explore(|| {
+        let x = Arc::new(AtomicUsize::new(0));
+        let x2 = x.clone();
+        let h = thread::spawn(move || {
+            x2.store(1, Ordering::Relaxed);
+        });
+        let v = x.load(Ordering::Relaxed);
+        assert!(v == 7, "saw {v}");
+        h.join().unwrap();
+    });
+    assert_eq!(r.failures().len(), 1);
+    assert!(!r.is_complete());
+    let why = r.incomplete_reason().unwrap();
+    assert!(why.contains("stopped at their failure"), "{why}");
+}
+
 #[test]
 #[should_panic(expected = "there is no such thing as a release load")]
 fn release_load_panics_like_std() {

@@ -812,6 +812,7 @@ fn run_strategy(
         coroutines: Vec::new(),
         guards: Vec::new(),
         decision: None,
+        failed_midway: false,
     };
     let start = Instant::now();
     let mut failures = Vec::new();
@@ -819,6 +820,7 @@ fn run_strategy(
     let mut executions = 0u64;
     let mut stray_failure: Option<String> = None;
     let mut cut = false;
+    let mut failed_midway = 0u64;
     let run_id = epoch::new_run();
     loop {
         // The strategy is asked first: a run whose last execution was also
@@ -868,6 +870,7 @@ fn run_strategy(
             f => f,
         };
         if let Some(fl) = failure {
+            failed_midway += u64::from(threads.failed_midway);
             failures.push(fl);
             if failures.len() >= config.max_failures {
                 incomplete_reason = Some("stopped at the first failure".into());
@@ -893,6 +896,21 @@ fn run_strategy(
     if let Some(d) = &divergence {
         incomplete_reason.get_or_insert_with(|| d.clone());
     }
+    // A failed execution stops where it failed: the systematic explorers
+    // never see the events its other threads would have added next, so the
+    // executions that extend it past that point (and the alternatives they
+    // open) were not explored. Keeping on to `max_failures` covers the
+    // rest of the tree, not those. (Under `record_races`, the litmus and
+    // DRFrlx runs, a failure already decides the answer; they are left as
+    // they were.)
+    if failed_midway > 0 && !config.record_races && matches!(strategy_name, "exhaustive" | "reference") {
+        incomplete_reason.get_or_insert_with(|| {
+            format!(
+                "{failed_midway} failed execution(s) stopped at their failure while other threads could go on: \
+                 the executions that extend them past it were not explored"
+            )
+        });
+    }
     let result = RunResult {
         stats,
         distinct,
@@ -917,6 +935,9 @@ struct Threads {
     /// The scheduling decision the last suspended thread took (see
     /// [`schedule_here`]), for the runtime to carry out.
     decision: Option<Sched>,
+    /// Whether the last execution failed while some thread could still go
+    /// on (so executions extending it were never seen).
+    failed_midway: bool,
 }
 
 impl Drop for Threads {
@@ -1131,6 +1152,20 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> Option<(E
                 }
             }
         }
+    };
+    // A failure cuts the execution short when another thread could still
+    // have gone on (not when every thread waits: a deadlock or a hang has
+    // no continuation).
+    th.failed_midway = match &result {
+        Err(Stop::Failure(f)) if !matches!(f.kind, FailureKind::Deadlock | FailureKind::Hang) => {
+            let failing = f.thread;
+            th.coroutines
+                .iter()
+                .enumerate()
+                .any(|(i, c)| c.as_ref().is_some_and(|c| !c.done() && failing != Some(i as ThreadId)))
+                || with_shared(|s| !s.spawned.is_empty())
+        }
+        _ => false,
     };
     // Abandon what is left of the execution: no user code runs (see
     // `teardown`).
