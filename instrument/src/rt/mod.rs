@@ -681,6 +681,11 @@ pub fn validate_strategy(c: &StrategyChoice) -> Result<(), String> {
              (depth 1: no priority change point)"
                 .into(),
         ),
+        // A sampled run of no execution would report "complete" and pass
+        // `check` on no evidence at all.
+        StrategyChoice::Random { iterations: 0, .. } | StrategyChoice::Pct { iterations: 0, .. } => {
+            Err("0 iterations: a run of no execution answers nothing (iterations must be at least 1)".into())
+        }
         _ => Ok(()),
     }
 }
