@@ -210,9 +210,9 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     let pool = Arc::new(WorkPool::new(
         threads,
         config.max_executions,
-        config.max_duration.map(|d| start + d),
+        config.max_duration.and_then(|d| start.checked_add(d)),
     ));
-    let deadline = config.max_duration.map(|d| start + d);
+    let deadline = config.max_duration.and_then(|d| start.checked_add(d));
     let mut each = config.clone();
     each.max_executions = None;
     each.max_duration = None;
@@ -765,7 +765,7 @@ pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&Execut
         Ok(s) => s,
         Err(e) => panic!("scopecheck: {e}"),
     };
-    let deadline = config.max_duration.map(|d| Instant::now() + d);
+    let deadline = config.max_duration.and_then(|d| Instant::now().checked_add(d));
     run_strategy(config, deadline, strategy, f, on_end).0
 }
 
