@@ -12,6 +12,21 @@
 //! one alone).
 
 use corosensei::stack::{DefaultStack, Stack, StackPointer, STACK_ALIGNMENT};
+use std::cell::Cell;
+
+thread_local! {
+    /// Stacks mapped by the pools of this OS thread so far (see [`stacks_made`]).
+    static MADE: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many coroutine stacks the model runs on this OS thread have mapped so
+/// far. A test hook: a finished model thread's stack goes back to its pool
+/// at once, so a program that spawns and joins threads one after another
+/// maps only as many stacks as it has threads alive at a time.
+#[doc(hidden)]
+pub fn stacks_made() -> u64 {
+    MADE.with(Cell::get)
+}
 
 /// Distance between the tops of consecutive colours: 17 cache lines, so
 /// successive stacks' top frames move through the sets of a 4 KiB cache
@@ -78,6 +93,7 @@ impl Pool {
         let span = (self.size / 32).clamp(1, COLOUR_SPAN);
         let offset = (self.made * COLOUR_STEP) % span / STACK_ALIGNMENT * STACK_ALIGNMENT;
         self.made += 1;
+        MADE.with(|m| m.set(m.get() + 1));
         let inner = DefaultStack::new(self.size).unwrap_or_else(|e| {
             panic!(
                 "scopecheck: cannot allocate a {} byte stack for a model thread: {e}",
