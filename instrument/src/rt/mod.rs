@@ -788,6 +788,10 @@ fn run_strategy(
     f: &dyn Fn(),
     on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd),
 ) -> (RunResult, bool) {
+    // The first stack is mapped before any model state exists: a
+    // `stack_size` that cannot be mapped is the user's setting, refused
+    // plainly (not a panic inside the model labelled as the checker's).
+    let mut pool = stacks::Pool::new(config.stack_size).unwrap_or_else(|e| panic!("{e}"));
     let strategy_name = strategy.name();
     let engine = Engine::new(
         config.model,
@@ -813,7 +817,6 @@ fn run_strategy(
     let _guard = StateGuard;
     panic_hook::enter_model();
     overflow::prepare_thread(config.stack_size);
-    let mut pool = stacks::Pool::new(config.stack_size);
     let mut threads = Threads {
         coroutines: Vec::new(),
         guards: Vec::new(),
