@@ -565,9 +565,13 @@ fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
         outside_model(if yield_site.is_some() { "yield_now" } else { "spin_loop" })
     };
     let src = SourceLoc::caller();
-    let waits = with_shared(|s| match yield_site {
-        Some(site) => s.engine.yield_hint(t, site),
-        None => s.engine.spin_at(t, WaitSite { src: Some(src), on }),
+    // Each hint is a step of the thread (max_steps, the deadline) first.
+    let waits = with_shared(|s| {
+        s.engine.hint_step(t, src)?;
+        match yield_site {
+            Some(site) => s.engine.yield_hint(t, site),
+            None => s.engine.spin_at(t, WaitSite { src: Some(src), on }),
+        }
     });
     match waits {
         Ok(true) => {
