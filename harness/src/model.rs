@@ -28,7 +28,9 @@ pub struct Builder {
     /// reported: what it would have done is unknown. Code that loops
     /// without touching a shim object cannot be interrupted.
     pub max_duration: Option<Duration>,
-    /// Steps one thread may take in one execution before it is reported as runaway.
+    /// Steps one thread may take in one execution before it is reported as
+    /// runaway: its shim operations and its spin hints (`spin_loop`,
+    /// `yield_now`).
     pub max_steps: u64,
     /// Stack size of each model thread, in bytes (default 2 MiB, as a std
     /// thread gets; below it lies a guard page). A thread that overflows it

@@ -242,3 +242,27 @@ fn a_shard_that_owns_no_execution_is_not_a_run_without_an_answer() {
     }
     assert_eq!(owned, 2);
 }
+
+/// A `max_duration` too long for the clock to hold (`Duration::MAX`, or
+/// `u64::MAX` seconds) is no deadline: the run is exhaustive and complete,
+/// single or parallel (it used to panic in std's `Instant` addition).
+#[test]
+fn a_max_duration_past_the_clock_is_no_deadline() {
+    let two_writers = || {
+        let x = Arc::new(AtomicUsize::new(0));
+        let x2 = x.clone();
+        let h = thread::spawn(move || x2.store(1, Ordering::Relaxed));
+        x.store(2, Ordering::Relaxed);
+        h.join().unwrap();
+    };
+    for d in [Duration::MAX, Duration::from_secs(u64::MAX)] {
+        let mut b = Builder::new();
+        b.max_duration = Some(d);
+        let r = b.explore(two_writers);
+        assert!(r.is_complete(), "{d:?}: {r}");
+        assert_eq!(r.executions(), 2, "{d:?}: {r}");
+        let r = b.explore_parallel(2, two_writers);
+        assert!(r.is_complete(), "{d:?} parallel: {r}");
+        assert_eq!(r.executions(), 2, "{d:?} parallel: {r}");
+    }
+}

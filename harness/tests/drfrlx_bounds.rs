@@ -313,3 +313,18 @@ fn a_rust_program_whose_every_execution_gives_up_is_not_legal() {
     assert!(!r.is_legal(), "{r}");
     assert!(r.to_string().contains("no illegal race in what was checked"), "{r}");
 }
+
+/// A `max_duration` too long for the clock to hold is no deadline: the
+/// check runs whole (it used to panic in std's `Instant` addition).
+#[test]
+fn a_max_duration_past_the_clock_is_no_deadline() {
+    for d in [Duration::MAX, Duration::from_secs(u64::MAX)] {
+        let check = Check {
+            max_duration: Some(d),
+            ..Check::new()
+        };
+        let r = counter(&check, 3);
+        assert!(r.is_legal() && r.is_complete(), "{d:?}: {r}");
+        assert_eq!((r.sc_executions, r.weak_executions), (6, 6), "{d:?}: {r}");
+    }
+}

@@ -156,3 +156,28 @@ fn pct_depth_0_is_refused_by_the_runtime() {
     let msg = panic_text(r.expect_err("depth 0 is refused"));
     assert!(msg.contains("PCT depth 0 does not exist"), "{msg}");
 }
+
+/// A sampled run of zero iterations runs nothing: the Builder refuses it
+/// (it used to report `complete` and let `check` pass on no evidence).
+#[test]
+fn zero_iterations_are_refused_by_the_builder() {
+    for strategy in [
+        Strategy::Random { seed: 1, iterations: 0 },
+        Strategy::Pct {
+            seed: 1,
+            iterations: 0,
+            depth: 2,
+        },
+    ] {
+        let r = std::panic::catch_unwind(|| {
+            let mut b = scopecheck::Builder::new();
+            b.strategy = strategy.clone();
+            b.check(|| panic!("never run"));
+        });
+        let msg = panic_text(r.expect_err("0 iterations are refused"));
+        assert!(
+            msg.contains("Builder::strategy: 0 iterations: a run of no execution answers nothing"),
+            "{strategy:?}: {msg}"
+        );
+    }
+}

@@ -24,7 +24,7 @@ impl Budget {
     /// The bounds, starting now.
     pub(super) fn new(max_executions: Option<u64>, max_duration: Option<Duration>) -> Budget {
         Budget {
-            deadline: max_duration.map(|d| Instant::now() + d),
+            deadline: max_duration.and_then(|d| Instant::now().checked_add(d)),
             max_duration,
             max_executions,
             left: Cell::new(max_executions),

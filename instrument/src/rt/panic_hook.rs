@@ -17,6 +17,17 @@ thread_local! {
     /// The message recorded before `LAST`, if not taken since: the panic
     /// being unwound when `LAST` started in a `Drop`.
     static BEFORE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The checker's panic under way is about the user's setting or
+    /// resources (see [`not_the_checkers`]), not a bug of the checker.
+    static NOT_INTERNAL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the panic the checker is about to raise on this thread as the
+/// user's setting failing (a stack `Builder::stack_size` bytes long that
+/// cannot be mapped), so that [`leave_model`] does not call it a checker
+/// bug.
+pub(crate) fn not_the_checkers() {
+    NOT_INTERNAL.with(|n| n.set(true));
 }
 
 static INSTALL: Once = Once::new();
@@ -95,9 +106,14 @@ pub(crate) fn leave_model() {
     // Leaving because the checker's own code panicked (outside every model
     // thread): the hook kept the message quiet, so say it here, plainly as
     // the checker's failure, before the panic goes on.
+    let not_internal = NOT_INTERNAL.with(|n| n.replace(false));
     if std::thread::panicking() {
         if let Some(msg) = last {
-            eprintln!("scopecheck internal error (a bug in the checker, not in the program under test): {msg}");
+            if not_internal {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("scopecheck internal error (a bug in the checker, not in the program under test): {msg}");
+            }
         }
     }
 }
