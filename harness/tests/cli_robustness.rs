@@ -523,3 +523,30 @@ fn a_runaway_litmus_thread_gets_litmus_advice() {
         );
     }
 }
+
+/// Flat operator chains are one level of nesting (generated herd tests have
+/// conditions of hundreds of conjuncts), and a chain of 10,000 operands
+/// runs on a model thread's stack and gets the left-associative answer.
+#[test]
+fn long_operator_chains_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = vec!["1"; 10_000].join(" + ");
+    let diff = format!("20000 - {}", vec!["1"; 9_999].join(" - "));
+    let and = vec!["r0"; 258].join(" && ");
+    let regs: String = (3..300).map(|i| format!(" int r{i} = 1;")).collect();
+    let cond: Vec<String> = std::iter::once("0:r0=10000 /\\ 0:r1=10001 /\\ 0:r2=1".to_string())
+        .chain((3..300).map(|i| format!("0:r{i}=1")))
+        .collect();
+    let src = format!(
+        "C chain\n{{ x = 0; }}\nP0 (atomic_int* x) {{\n int r0 = {sum};\n int r1 = {diff};\n int r2 = {and};\n{regs}\n}}\n\
+         exists ({})\n",
+        cond.join(" /\\ ")
+    );
+    let f = dir.path().join("chain.litmus");
+    std::fs::write(&f, src).unwrap();
+    let out = scopecheck_bounded(&["litmus", s(&f)]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("\nOk\n"), "{stdout}");
+    assert!(stdout.contains("Observation chain Always 1 0"), "{stdout}");
+}

@@ -35,15 +35,16 @@ pub fn prop_text(p: &Prop) -> String {
                 out.push('~');
                 go(a, out, 3);
             }
-            Prop::And(a, b) => {
-                go(a, out, me);
-                out.push_str(" /\\ ");
-                go(b, out, me);
-            }
-            Prop::Or(a, b) => {
-                go(a, out, me);
-                out.push_str(" \\/ ");
-                go(b, out, me);
+            Prop::And(all) | Prop::Or(all) => {
+                let sep = if me == 1 { " \\/ " } else { " /\\ " };
+                for (i, a) in all.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(sep);
+                    }
+                    // An operand of the same operator is parenthesised:
+                    // it was written so (the parser flattens the rest).
+                    go(a, out, me + 1);
+                }
             }
         }
         if paren {

@@ -768,9 +768,15 @@ fn visit_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Var(_) | ExprKind::AddrOf(_) => {}
             ExprKind::Deref(a) | ExprKind::Unary(_, a) => go(a, f),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            ExprKind::Index(a, b) => {
                 go(a, f);
                 go(b, f);
+            }
+            ExprKind::Binary(first, rest) => {
+                go(first, f);
+                for (_, b) in rest {
+                    go(b, f);
+                }
             }
             ExprKind::Atomic(c) => {
                 go(&c.addr, f);
