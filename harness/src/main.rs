@@ -292,7 +292,13 @@ fn model_of(job: &Job, outcome: &Result<TestResult, TestError>) -> Option<Litmus
     match outcome {
         Ok(r) => Some(r.model),
         Err(_) => job.model.or_else(|| {
-            let src = std::fs::read_to_string(&job.file).ok()?;
+            // Only a regular file is read again (a FIFO's content is gone,
+            // and opening it again waits for a writer), bounded like
+            // every read of an input.
+            if !std::fs::metadata(&job.file).is_ok_and(|m| m.is_file()) {
+                return None;
+            }
+            let src = scopecheck::litmus::limits::read_source(&job.file).ok()?;
             let arch = scopecheck::litmus::parse(&src).ok()?.arch;
             Some(LitmusModel::default_for(arch))
         }),

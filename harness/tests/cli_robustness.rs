@@ -550,3 +550,70 @@ fn long_operator_chains_run() {
     assert!(stdout.contains("\nOk\n"), "{stdout}");
     assert!(stdout.contains("Observation chain Always 1 0"), "{stdout}");
 }
+
+/// A folder search takes regular files only: a FIFO named `*.litmus` is
+/// skipped with a note (opening it would wait for a writer forever) and
+/// the rest of the folder runs.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_folder_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.litmus"), OK).unwrap();
+    let fifo = dir.path().join("z.litmus");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out = scopecheck_bounded(&["litmus", s(dir.path())]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("Test ok Allowed"), "{stdout}");
+    assert!(
+        stderr.contains(&format!(
+            "note: {}: skipped, not a regular file (a FIFO, socket or device)",
+            fifo.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 test runs: 1 checked, 0 errors"), "{stderr}");
+}
+
+/// An input that never ends (a device, a FIFO fed forever) is read only up
+/// to the size limit, once: a FIFO named on the command line, fed with
+/// zeros by a writer that reopens it whenever a reader comes back, loses
+/// at most 16 MiB and a pipe's buffer to the run (the refused file used to
+/// be read whole again to learn its model).
+#[cfg(unix)]
+#[test]
+fn an_endless_input_is_read_up_to_the_limit_once() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("endless.litmus");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let cap: usize = 64 << 20;
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let chunk = vec![0u8; 1 << 16];
+            let mut total = 0;
+            // Two sessions at most: the run's reads, then the test's own
+            // open below that ends a writer still waiting for a reader.
+            for _ in 0..2 {
+                let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+                while total < cap {
+                    match w.write(&chunk) {
+                        Ok(n) => total += n,
+                        Err(_) => break,
+                    }
+                }
+            }
+            total
+        })
+    };
+    let out = scopecheck_bounded(&["litmus", s(&fifo)]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("larger than 16 MiB"), "{stdout}");
+    // Let a writer still waiting for a reader finish (from a thread of its
+    // own: when the writer has ended, this open waits forever).
+    std::thread::spawn(move || drop(std::fs::File::open(&fifo)));
+    let total = writer.join().unwrap();
+    assert!(total <= (16 << 20) + (2 << 20), "{total} bytes read");
+}

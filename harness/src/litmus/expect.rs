@@ -45,7 +45,7 @@ impl Expectation {
 
 /// Reads an expectation file. Errors are `file:line: what`.
 pub fn load(file: &Path) -> Result<Vec<Expectation>, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    let text = super::limits::read_source(file).map_err(|e| e.located(&file.display().to_string()))?;
     parse(
         &text,
         file.parent().unwrap_or(Path::new(".")),
