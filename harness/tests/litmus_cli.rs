@@ -289,3 +289,36 @@ fn pct_depth_0_is_a_usage_error() {
     let out = scopecheck(&["litmus", "--strategy", "pct:1:10:1", file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// A run cut before any execution completed answers nothing: `??` for the
+/// verdict and the observation, JSON nulls, and `no_answer` saying a bound
+/// cut it (not herd's "No" / "Never 0 0" from zero states).
+#[test]
+fn a_run_cut_before_any_execution_has_no_answer() {
+    let f = corpus().join("public/c11/IRIW-sc-sc-acq-sc-acq-sc.litmus");
+    for t in ["--timeout=1e-10", "--timeout=5e-324"] {
+        let out = scopecheck(&["litmus", t, f.to_str().unwrap()]);
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains("\n??\n"), "{t}: {stdout}");
+        assert!(
+            stdout.contains("Observation IRIW-sc-sc-acq-sc-acq-sc ?? 0 0\n"),
+            "{t}: {stdout}"
+        );
+        assert!(
+            stdout.contains("No answer: no execution completed before a bound cut the run (stopped after max_duration"),
+            "{t}: {stdout}"
+        );
+        let out = scopecheck(&["litmus", "--json", t, f.to_str().unwrap()]);
+        let line = text(&out.stdout);
+        let json: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        assert_eq!(json["verdict"], serde_json::Value::Null, "{json}");
+        assert_eq!(json["observation"], serde_json::Value::Null, "{json}");
+        assert!(
+            json["no_answer"]
+                .as_str()
+                .unwrap()
+                .contains("before a bound cut the run"),
+            "{json}"
+        );
+    }
+}

@@ -78,15 +78,19 @@ pub fn state_text(s: &FinalState) -> String {
     out
 }
 
-/// herd's `Sometimes` / `Always` / `Never` for the proposition.
-pub fn observation(r: &TestResult) -> &'static str {
-    if r.positive == 0 {
+/// herd's `Sometimes` / `Always` / `Never` for the proposition; `None`
+/// when no final state was judged (see [`TestResult::no_answer`]): zero
+/// states observe nothing, not `Never`.
+pub fn observation(r: &TestResult) -> Option<&'static str> {
+    Some(if r.no_answer.is_some() {
+        return None;
+    } else if r.positive == 0 {
         "Never"
     } else if r.negative == 0 {
         "Always"
     } else {
         "Sometimes"
-    }
+    })
 }
 
 /// For one shard of a run: what its answer covers.
@@ -128,7 +132,7 @@ pub fn herd_text(r: &TestResult) -> String {
         o,
         "Observation {} {} {} {}",
         r.name,
-        observation(r),
+        observation(r).unwrap_or("??"),
         r.positive,
         r.negative
     );

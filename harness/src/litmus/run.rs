@@ -197,9 +197,10 @@ pub struct TestResult {
     /// counts and races are that shard's only, and [`TestResult::verdict`]
     /// answers only what the shard proves on its own.
     pub shard: Option<(u32, u32)>,
-    /// Why a complete run without failures has no answer: no execution
-    /// completed (each was discarded at the unroll bound, say), so there is
-    /// no final state to judge the condition on. herd answers such a test
+    /// Why a run without failures has no answer: no execution completed
+    /// (each was discarded at the unroll bound, say, or a bound cut the run
+    /// before the first one ended), so there is no final state to judge the
+    /// condition on (and no observation is printed: `??`, JSON `null`). herd answers such a test
     /// from zero states (`No` for `exists`); scopecheck gives no verdict.
     pub no_answer: Option<String>,
     /// The graph of the first witness: an execution satisfying the
@@ -460,8 +461,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     // (A shard may own no execution at all: it saw nothing to judge, and
     // says so as a shard, not here.)
     let runs = r.stats.complete + r.stats.blocked + r.stats.failed;
-    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0 && runs > 0).then(|| {
-        if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+    let judged = seen.positive + seen.negative;
+    let no_answer = (failures.is_empty() && judged == 0 && (runs > 0 || !r.complete)).then(|| {
+        if !r.complete {
+            let why = r.incomplete_reason.as_deref().unwrap_or("the run was cut short");
+            format!("no execution completed before a bound cut the run ({why}), so the condition is not judged")
+        } else if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
             format!(
                 "no execution completed: every execution was discarded (a `while` loop needed more than --unroll {} \
                  iterations; raise --unroll), so the condition is not judged",
