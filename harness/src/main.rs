@@ -326,6 +326,15 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         None => Vec::new(),
     };
     if let Some(tsv) = &args.expect {
+        // An expectation file with no row (empty, or only comments) would
+        // compare nothing and pass: a typo must not turn checks off.
+        if expectations.is_empty() {
+            eprint_line(format_args!(
+                "{}: no expectation rows (empty, or only comments): --expect would compare nothing; nothing was run",
+                tsv.display()
+            ));
+            return ExitCode::from(2);
+        }
         let bad = cli::rows::check(&expectations, &tsv.display().to_string(), &args.paths, &files);
         if !bad.is_empty() {
             for b in &bad {
@@ -451,6 +460,10 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         return ExitCode::from(status);
     }
     failed |= stats.errors > 0 || stats.disagreements > 0;
+    // Rows that match no test of this run (another --model, paths outside
+    // every row) compare nothing: the run checked nothing it was asked to.
+    let compared = stats.agreements + stats.unrecorded + stats.disagreements + stats.known + stats.not_compared;
+    let matched_none = args.expect.is_some() && compared == 0 && !jobs.is_empty();
     eprint_line(format_args!(
         "{} test runs: {} checked, {} errors, {}{} disagreements{}",
         jobs.len(),
@@ -474,6 +487,18 @@ fn litmus(args: LitmusArgs) -> ExitCode {
             String::new()
         }
     ));
+    if matched_none {
+        let tsv = args
+            .expect
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        eprint_line(format_args!(
+            "error: no row of {tsv} matched any test of this run (each row names a file and a model; check \
+             --model and the paths): nothing was compared"
+        ));
+        return ExitCode::from(2);
+    }
     if failed {
         ExitCode::FAILURE
     } else {
@@ -489,6 +514,8 @@ struct Summary {
     unrecorded: usize,
     disagreements: usize,
     known: usize,
+    /// Runs with a row that could not answer (cut short, sampled, a shard).
+    not_compared: usize,
 }
 
 /// Prints one job's outcome and its comparison with the expectations.

@@ -617,3 +617,50 @@ fn an_endless_input_is_read_up_to_the_limit_once() {
     let total = writer.join().unwrap();
     assert!(total <= (16 << 20) + (2 << 20), "{total} bytes read");
 }
+
+/// An `--expect` that compares no test is an error (exit 2), not a pass: an
+/// empty or comment-only file is refused before running, and rows that
+/// match no test of the run (another `--model`, other files) are reported
+/// after it.
+#[test]
+fn an_expectation_that_compares_nothing_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mp = dir.path().join("mp.litmus");
+    let other = dir.path().join("other.litmus");
+    std::fs::write(&mp, OK.replace("C ok", "C mp")).unwrap();
+    std::fs::write(&other, OK).unwrap();
+    let tsv = dir.path().join("e.tsv");
+    std::fs::write(&tsv, "mp.litmus\trc11\t1\t\tx=1;\t\n").unwrap();
+    let empty = dir.path().join("empty.tsv");
+    std::fs::write(&empty, "").unwrap();
+    let comments = dir.path().join("comments.tsv");
+    std::fs::write(&comments, "# only a comment\n").unwrap();
+    for f in [&empty, &comments] {
+        let out = scopecheck(&["litmus", "--expect", s(f), s(&mp)]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}: no expectation rows (empty, or only comments): --expect would compare nothing; nothing was run",
+                f.display()
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let nothing = format!("error: no row of {} matched any test of this run", tsv.display());
+    for args in [
+        vec!["litmus", "--expect", s(&tsv), "--model", "sc", s(&mp)],
+        vec!["litmus", "--expect", s(&tsv), s(&other)],
+    ] {
+        let out = scopecheck(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&nothing), "{args:?}: {stderr}");
+    }
+    // One row compared is enough.
+    let out = scopecheck(&["litmus", "--expect", s(&tsv), s(&mp), s(&other)]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("1 agreements"), "{stderr}");
+}
