@@ -471,8 +471,14 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         stats.errors,
         if args.expect.is_some() {
             format!(
-                "{} agreements, {} without a recorded answer, ",
-                stats.agreements, stats.unrecorded
+                "{} agreements, {} without a recorded answer, {}",
+                stats.agreements,
+                stats.unrecorded,
+                if stats.not_compared > 0 {
+                    format!("{} not compared (partial runs), ", stats.not_compared)
+                } else {
+                    String::new()
+                }
             )
         } else {
             String::new()
@@ -536,6 +542,7 @@ fn report(
         None => {}
         Some((_, Verdict::Agrees)) => stats.agreements += 1,
         Some((_, Verdict::Unrecorded)) => stats.unrecorded += 1,
+        Some((_, Verdict::NotCompared(_))) => stats.not_compared += 1,
         Some((r, Verdict::Disagrees(_))) => match r.known() {
             Some(why) => {
                 stats.known += 1;
@@ -564,6 +571,10 @@ fn report(
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
         Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
+        Verdict::NotCompared(why) => format!(
+            "not compared with row {} ({}:{}): this run is {why}, and what it found contradicts nothing",
+            r.path_text, expect_file, r.line
+        ),
         Verdict::Disagrees(d) => format!(
             "{} with row {} ({}:{}): {}",
             if r.known().is_some() {

@@ -151,6 +151,13 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(line) = shard_text(r) {
         let _ = writeln!(o, "{line}");
     }
+    if let Some(what) = &r.sampled {
+        let _ = writeln!(
+            o,
+            "Sampled: {what}: states, counts and observation cover the sampled executions only; the condition is \
+             answered only where a sampled execution proves it, `??` otherwise"
+        );
+    }
     if let Some(why) = &r.no_answer {
         let _ = writeln!(o, "No answer: {why}");
     }

@@ -197,6 +197,12 @@ pub struct TestResult {
     /// counts and races are that shard's only, and [`TestResult::verdict`]
     /// answers only what the shard proves on its own.
     pub shard: Option<(u32, u32)>,
+    /// What the run sampled, when it was not systematic (`random:S:N`,
+    /// `pct:S:N:D`, a replay): "N random executions (seed S)", ... Such a
+    /// run is complete when its N executions ran, but proves only what they
+    /// show: [`TestResult::verdict`] answers only an `exists` seen or a
+    /// `~exists` / `forall` violated.
+    pub sampled: Option<String>,
     /// Why a run without failures has no answer: no execution completed
     /// (each was discarded at the unroll bound, say, or a bound cut the run
     /// before the first one ended), so there is no final state to judge the
@@ -244,8 +250,25 @@ impl TestResult {
             Quantifier::Exists => answer,
             Quantifier::NotExists | Quantifier::Forall => !answer,
         };
-        let whole = self.complete && self.shard.is_none();
+        let whole = self.complete && self.shard.is_none() && self.sampled.is_none();
         (whole || proven).then_some(answer)
+    }
+
+    /// Why this result cannot settle everything a complete exhaustive run
+    /// would (cut short, one shard, a sample); `None` when it can. An
+    /// expectation is compared with such a result only where the result
+    /// proves something.
+    pub fn partial(&self) -> Option<String> {
+        if let Some(what) = &self.sampled {
+            return Some(format!("a sample ({what})"));
+        }
+        if let Some((i, n)) = self.shard {
+            return Some(format!("shard {i}/{n}"));
+        }
+        (!self.complete).then(|| {
+            let why = self.incomplete_reason.as_deref().unwrap_or("cut short");
+            format!("incomplete: {why}")
+        })
     }
 
     /// The litmus name of engine thread `t`: `P<n>` for the test's threads,
@@ -500,6 +523,16 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         incomplete_reason: r.incomplete_reason,
         shard: match opts.strategy {
             Strategy::Shard { index, count } => Some((index, count)),
+            _ => None,
+        },
+        sampled: match &opts.strategy {
+            Strategy::Random { seed, iterations } => Some(format!("{iterations} random executions, seed {seed}")),
+            Strategy::Pct {
+                seed,
+                iterations,
+                depth,
+            } => Some(format!("{iterations} PCT executions of depth {depth}, seed {seed}")),
+            Strategy::Replay(_) => Some("one replayed execution".into()),
             _ => None,
         },
         no_answer,
