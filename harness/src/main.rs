@@ -292,7 +292,13 @@ fn model_of(job: &Job, outcome: &Result<TestResult, TestError>) -> Option<Litmus
     match outcome {
         Ok(r) => Some(r.model),
         Err(_) => job.model.or_else(|| {
-            let src = std::fs::read_to_string(&job.file).ok()?;
+            // Only a regular file is read again (a FIFO's content is gone,
+            // and opening it again waits for a writer), bounded like
+            // every read of an input.
+            if !std::fs::metadata(&job.file).is_ok_and(|m| m.is_file()) {
+                return None;
+            }
+            let src = scopecheck::litmus::limits::read_source(&job.file).ok()?;
             let arch = scopecheck::litmus::parse(&src).ok()?.arch;
             Some(LitmusModel::default_for(arch))
         }),
@@ -320,6 +326,15 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         None => Vec::new(),
     };
     if let Some(tsv) = &args.expect {
+        // An expectation file with no row (empty, or only comments) would
+        // compare nothing and pass: a typo must not turn checks off.
+        if expectations.is_empty() {
+            eprint_line(format_args!(
+                "{}: no expectation rows (empty, or only comments): --expect would compare nothing; nothing was run",
+                tsv.display()
+            ));
+            return ExitCode::from(2);
+        }
         let bad = cli::rows::check(&expectations, &tsv.display().to_string(), &args.paths, &files);
         if !bad.is_empty() {
             for b in &bad {
@@ -445,6 +460,10 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         return ExitCode::from(status);
     }
     failed |= stats.errors > 0 || stats.disagreements > 0;
+    // Rows that match no test of this run (another --model, paths outside
+    // every row) compare nothing: the run checked nothing it was asked to.
+    let compared = stats.agreements + stats.unrecorded + stats.disagreements + stats.known + stats.not_compared;
+    let matched_none = args.expect.is_some() && compared == 0 && !jobs.is_empty();
     eprint_line(format_args!(
         "{} test runs: {} checked, {} errors, {}{} disagreements{}",
         jobs.len(),
@@ -452,8 +471,14 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         stats.errors,
         if args.expect.is_some() {
             format!(
-                "{} agreements, {} without a recorded answer, ",
-                stats.agreements, stats.unrecorded
+                "{} agreements, {} without a recorded answer, {}",
+                stats.agreements,
+                stats.unrecorded,
+                if stats.not_compared > 0 {
+                    format!("{} not compared (partial runs), ", stats.not_compared)
+                } else {
+                    String::new()
+                }
             )
         } else {
             String::new()
@@ -468,6 +493,18 @@ fn litmus(args: LitmusArgs) -> ExitCode {
             String::new()
         }
     ));
+    if matched_none {
+        let tsv = args
+            .expect
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        eprint_line(format_args!(
+            "error: no row of {tsv} matched any test of this run (each row names a file and a model; check \
+             --model and the paths): nothing was compared"
+        ));
+        return ExitCode::from(2);
+    }
     if failed {
         ExitCode::FAILURE
     } else {
@@ -483,6 +520,8 @@ struct Summary {
     unrecorded: usize,
     disagreements: usize,
     known: usize,
+    /// Runs with a row that could not answer (cut short, sampled, a shard).
+    not_compared: usize,
 }
 
 /// Prints one job's outcome and its comparison with the expectations.
@@ -503,6 +542,7 @@ fn report(
         None => {}
         Some((_, Verdict::Agrees)) => stats.agreements += 1,
         Some((_, Verdict::Unrecorded)) => stats.unrecorded += 1,
+        Some((_, Verdict::NotCompared(_))) => stats.not_compared += 1,
         Some((r, Verdict::Disagrees(_))) => match r.known() {
             Some(why) => {
                 stats.known += 1;
@@ -531,6 +571,10 @@ fn report(
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
         Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
+        Verdict::NotCompared(why) => format!(
+            "not compared with row {} ({}:{}): this run is {why}, and what it found contradicts nothing",
+            r.path_text, expect_file, r.line
+        ),
         Verdict::Disagrees(d) => format!(
             "{} with row {} ({}:{}): {}",
             if r.known().is_some() {

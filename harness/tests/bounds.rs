@@ -173,6 +173,16 @@ fn a_litmus_while_1_under_a_huge_unroll_stops_at_the_timeout() {
         let text = herd_text(&r);
         assert!(text.contains("\n??\n"), "{text}");
         assert!(text.contains("Incomplete: stopped after max_duration"), "{text}");
+        // Zero final states observe nothing: no `Never 0 0`.
+        assert!(text.contains("Observation forever ?? 0 0\n"), "{text}");
+        let no = r.no_answer.as_deref().expect("why there is no answer");
+        assert_eq!(
+            no,
+            format!("no execution completed before a bound cut the run ({why}), so the condition is not judged")
+        );
+        let json = result_json("forever.litmus", &r);
+        assert_eq!(json["observation"], serde_json::Value::Null, "{json}");
+        assert_eq!(json["no_answer"], serde_json::Value::String(no.to_string()), "{json}");
     }
 }
 
@@ -196,8 +206,10 @@ fn a_litmus_test_whose_every_execution_is_discarded_has_no_verdict() {
         let text = herd_text(&r);
         assert!(text.contains("\n??\n"), "{text}");
         assert!(text.contains(&format!("No answer: {why}")), "{text}");
+        assert!(text.contains("Observation forever ?? 0 0\n"), "{text}");
         let json = result_json("forever.litmus", &r);
         assert_eq!(json["verdict"], serde_json::Value::Null, "{json}");
+        assert_eq!(json["observation"], serde_json::Value::Null, "{json}");
         assert_eq!(json["no_answer"], serde_json::Value::String(why.to_string()), "{json}");
         assert_eq!(json["complete"], serde_json::Value::Bool(true), "{json}");
     }

@@ -523,3 +523,144 @@ fn a_runaway_litmus_thread_gets_litmus_advice() {
         );
     }
 }
+
+/// Flat operator chains are one level of nesting (generated herd tests have
+/// conditions of hundreds of conjuncts), and a chain of 10,000 operands
+/// runs on a model thread's stack and gets the left-associative answer.
+#[test]
+fn long_operator_chains_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = vec!["1"; 10_000].join(" + ");
+    let diff = format!("20000 - {}", vec!["1"; 9_999].join(" - "));
+    let and = vec!["r0"; 258].join(" && ");
+    let regs: String = (3..300).map(|i| format!(" int r{i} = 1;")).collect();
+    let cond: Vec<String> = std::iter::once("0:r0=10000 /\\ 0:r1=10001 /\\ 0:r2=1".to_string())
+        .chain((3..300).map(|i| format!("0:r{i}=1")))
+        .collect();
+    let src = format!(
+        "C chain\n{{ x = 0; }}\nP0 (atomic_int* x) {{\n int r0 = {sum};\n int r1 = {diff};\n int r2 = {and};\n{regs}\n}}\n\
+         exists ({})\n",
+        cond.join(" /\\ ")
+    );
+    let f = dir.path().join("chain.litmus");
+    std::fs::write(&f, src).unwrap();
+    let out = scopecheck_bounded(&["litmus", s(&f)]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("\nOk\n"), "{stdout}");
+    assert!(stdout.contains("Observation chain Always 1 0"), "{stdout}");
+}
+
+/// A folder search takes regular files only: a FIFO named `*.litmus` is
+/// skipped with a note (opening it would wait for a writer forever) and
+/// the rest of the folder runs.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_folder_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.litmus"), OK).unwrap();
+    let fifo = dir.path().join("z.litmus");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out = scopecheck_bounded(&["litmus", s(dir.path())]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("Test ok Allowed"), "{stdout}");
+    assert!(
+        stderr.contains(&format!(
+            "note: {}: skipped, not a regular file (a FIFO, socket or device)",
+            fifo.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 test runs: 1 checked, 0 errors"), "{stderr}");
+}
+
+/// An input that never ends (a device, a FIFO fed forever) is read only up
+/// to the size limit, once: a FIFO named on the command line, fed with
+/// zeros by a writer that reopens it whenever a reader comes back, loses
+/// at most 16 MiB and a pipe's buffer to the run (the refused file used to
+/// be read whole again to learn its model).
+#[cfg(unix)]
+#[test]
+fn an_endless_input_is_read_up_to_the_limit_once() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("endless.litmus");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let cap: usize = 64 << 20;
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let chunk = vec![0u8; 1 << 16];
+            let mut total = 0;
+            // Two sessions at most: the run's reads, then the test's own
+            // open below that ends a writer still waiting for a reader.
+            for _ in 0..2 {
+                let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+                while total < cap {
+                    match w.write(&chunk) {
+                        Ok(n) => total += n,
+                        Err(_) => break,
+                    }
+                }
+            }
+            total
+        })
+    };
+    let out = scopecheck_bounded(&["litmus", s(&fifo)]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("larger than 16 MiB"), "{stdout}");
+    // Let a writer still waiting for a reader finish (from a thread of its
+    // own: when the writer has ended, this open waits forever).
+    std::thread::spawn(move || drop(std::fs::File::open(&fifo)));
+    let total = writer.join().unwrap();
+    assert!(total <= (16 << 20) + (2 << 20), "{total} bytes read");
+}
+
+/// An `--expect` that compares no test is an error (exit 2), not a pass: an
+/// empty or comment-only file is refused before running, and rows that
+/// match no test of the run (another `--model`, other files) are reported
+/// after it.
+#[test]
+fn an_expectation_that_compares_nothing_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mp = dir.path().join("mp.litmus");
+    let other = dir.path().join("other.litmus");
+    std::fs::write(&mp, OK.replace("C ok", "C mp")).unwrap();
+    std::fs::write(&other, OK).unwrap();
+    let tsv = dir.path().join("e.tsv");
+    std::fs::write(&tsv, "mp.litmus\trc11\t1\t\tx=1;\t\n").unwrap();
+    let empty = dir.path().join("empty.tsv");
+    std::fs::write(&empty, "").unwrap();
+    let comments = dir.path().join("comments.tsv");
+    std::fs::write(&comments, "# only a comment\n").unwrap();
+    for f in [&empty, &comments] {
+        let out = scopecheck(&["litmus", "--expect", s(f), s(&mp)]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}: no expectation rows (empty, or only comments): --expect would compare nothing; nothing was run",
+                f.display()
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let nothing = format!("error: no row of {} matched any test of this run", tsv.display());
+    for args in [
+        vec!["litmus", "--expect", s(&tsv), "--model", "sc", s(&mp)],
+        vec!["litmus", "--expect", s(&tsv), s(&other)],
+    ] {
+        let out = scopecheck(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&nothing), "{args:?}: {stderr}");
+    }
+    // One row compared is enough.
+    let out = scopecheck(&["litmus", "--expect", s(&tsv), s(&mp), s(&other)]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("1 agreements"), "{stderr}");
+}

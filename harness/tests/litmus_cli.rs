@@ -289,3 +289,103 @@ fn pct_depth_0_is_a_usage_error() {
     let out = scopecheck(&["litmus", "--strategy", "pct:1:10:1", file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// A run cut before any execution completed answers nothing: `??` for the
+/// verdict and the observation, JSON nulls, and `no_answer` saying a bound
+/// cut it (not herd's "No" / "Never 0 0" from zero states).
+#[test]
+fn a_run_cut_before_any_execution_has_no_answer() {
+    let f = corpus().join("public/c11/IRIW-sc-sc-acq-sc-acq-sc.litmus");
+    for t in ["--timeout=1e-10", "--timeout=5e-324"] {
+        let out = scopecheck(&["litmus", t, f.to_str().unwrap()]);
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains("\n??\n"), "{t}: {stdout}");
+        assert!(
+            stdout.contains("Observation IRIW-sc-sc-acq-sc-acq-sc ?? 0 0\n"),
+            "{t}: {stdout}"
+        );
+        assert!(
+            stdout.contains("No answer: no execution completed before a bound cut the run (stopped after max_duration"),
+            "{t}: {stdout}"
+        );
+        let out = scopecheck(&["litmus", "--json", t, f.to_str().unwrap()]);
+        let line = text(&out.stdout);
+        let json: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        assert_eq!(json["verdict"], serde_json::Value::Null, "{json}");
+        assert_eq!(json["observation"], serde_json::Value::Null, "{json}");
+        assert!(
+            json["no_answer"]
+                .as_str()
+                .unwrap()
+                .contains("before a bound cut the run"),
+            "{json}"
+        );
+    }
+}
+
+/// A random or PCT sample answers only what its executions prove (an
+/// `exists` seen, a `~exists` or `forall` violated), `??` otherwise with a
+/// line saying what it sampled; with `--expect`, a sample, a shard or a cut
+/// run that contradicts nothing is "not compared", not a disagreement, and
+/// one that proves the row wrong still disagrees.
+#[test]
+fn a_sample_answers_only_what_it_proves() {
+    let dir = tempfile::tempdir().unwrap();
+    let iriw = corpus().join("public/c11/IRIW-sc-sc-acq-sc-acq-sc.litmus");
+    let iriw = iriw.to_str().unwrap();
+    for strategy in ["random:1:3", "pct:1:3:2"] {
+        let out = scopecheck(&["litmus", "--strategy", strategy, iriw]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(stdout.lines().any(|l| l == "??"), "{strategy}: {stdout}");
+        assert!(!stdout.lines().any(|l| l == "No" || l == "Ok"), "{strategy}: {stdout}");
+        assert!(stdout.contains("\nSampled: 3 "), "{strategy}: {stdout}");
+        let out = scopecheck(&["litmus", "--json", "--strategy", strategy, iriw]);
+        let json: serde_json::Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+        assert_eq!(json["verdict"], serde_json::Value::Null, "{json}");
+        assert!(json["sampled"].as_str().unwrap().starts_with("3 "), "{json}");
+    }
+    // What a sample sees, it proves: SB's weak outcome, seen, answers an
+    // `exists` (Ok) and a `~exists` (No) for the whole test.
+    let sb = dir.path().join("sb.litmus");
+    let sb_not = dir.path().join("sb-not.litmus");
+    std::fs::write(&sb, SB).unwrap();
+    std::fs::write(&sb_not, SB.replace("\nexists", "\n~exists")).unwrap();
+    for (f, want) in [(&sb, "Ok"), (&sb_not, "No")] {
+        let out = scopecheck(&["litmus", "--strategy", "random:1:200", f.to_str().unwrap()]);
+        let stdout = text(&out.stdout);
+        assert!(stdout.lines().any(|l| l == want), "{stdout}");
+    }
+    // With --expect: partial runs that contradict nothing are not compared.
+    let tsv = corpus().join("expected.tsv");
+    let tsv = tsv.to_str().unwrap();
+    for strategy in ["shard:1/4", "random:1:3", "pct:1:3:2"] {
+        let out = scopecheck(&["litmus", "--expect", tsv, "--strategy", strategy, iriw]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{strategy}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("Expect not compared with row public/c11/IRIW"),
+            "{stdout}"
+        );
+        assert!(
+            stderr.contains("1 not compared (partial runs), 0 disagreements"),
+            "{stderr}"
+        );
+    }
+    let out = scopecheck(&["litmus", "--expect", tsv, "--max-executions", "3", iriw]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("this run is incomplete: stopped after max_executions = 3"));
+    // ... and a sample that proves the row wrong disagrees.
+    let wrong = dir.path().join("wrong.tsv");
+    std::fs::write(&wrong, "sb.litmus\trc11\t0\t\t\t\n").unwrap();
+    let out = scopecheck(&[
+        "litmus",
+        "--expect",
+        wrong.to_str().unwrap(),
+        "--strategy",
+        "random:1:200",
+        sb.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("condition_holds: expected 0, found 1"));
+}

@@ -128,7 +128,10 @@ fn corpus_details() {
         panic!()
     };
     assert!(body.is_empty());
-    let ExprKind::Binary(BinOp::Eq, cas, zero) = &cond.kind else {
+    let ExprKind::Binary(cas, rest) = &cond.kind else {
+        panic!("{cond:?}")
+    };
+    let [(BinOp::Eq, zero)] = &rest[..] else {
         panic!("{cond:?}")
     };
     assert_eq!(zero.kind, ExprKind::Int(0));
@@ -171,7 +174,7 @@ fn var(n: &str, line: u32, col: u32) -> Expr {
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     let pos = a.pos;
     Expr {
-        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        kind: ExprKind::Binary(Box::new(a), vec![(op, b)]),
         pos,
     }
 }
@@ -253,12 +256,27 @@ fn loc(name: &str, index: u32) -> StateVar {
     }
 }
 
+/// `a /\ b` as the parser gathers it: a conjunction on the left (written
+/// without parentheses) is extended, so `and(and(p, q), r)` is `p /\ q /\ r`.
 fn and(a: Prop, b: Prop) -> Prop {
-    Prop::And(Box::new(a), Box::new(b))
+    match a {
+        Prop::And(mut all) => {
+            all.push(b);
+            Prop::And(all)
+        }
+        a => Prop::And(vec![a, b]),
+    }
 }
 
+/// `a \/ b`, gathered like [`and`].
 fn or(a: Prop, b: Prop) -> Prop {
-    Prop::Or(Box::new(a), Box::new(b))
+    match a {
+        Prop::Or(mut all) => {
+            all.push(b);
+            Prop::Or(all)
+        }
+        a => Prop::Or(vec![a, b]),
+    }
 }
 
 const SB: &str = "C SB
@@ -719,7 +737,10 @@ fn show(e: &Expr) -> String {
         ExprKind::Unary(UnOp::Neg, a) => format!("(-{})", show(a)),
         ExprKind::Unary(UnOp::Not, a) => format!("(!{})", show(a)),
         ExprKind::Unary(UnOp::BitNot, a) => format!("(~{})", show(a)),
-        ExprKind::Binary(o, a, b) => format!("({} {} {})", show(a), op(*o), show(b)),
+        // A chain shown as the left-associative tree it means.
+        ExprKind::Binary(first, rest) => rest
+            .iter()
+            .fold(show(first), |acc, (o, b)| format!("({acc} {} {})", op(*o), show(b))),
         ExprKind::Atomic(c) => {
             let args: Vec<String> = std::iter::once(&c.addr).chain(&c.args).map(show).collect();
             format!("{:?}({})", c.op, args.join(", "))
@@ -1229,9 +1250,11 @@ fn nesting_limits() {
             in_thread(&format!("int r = {}", "x[".repeat(n))),
             "4:523: expression nested deeper than 256 levels",
         ),
+        // A right operand nested in parentheses is real nesting (a flat
+        // chain is not: see `flat_chains_are_one_level`).
         (
-            in_thread(&format!("int r = 1{};", "+1".repeat(n))),
-            "4:522: expression nested deeper than 256 levels",
+            in_thread(&format!("int r = 1{};", "+(1".repeat(n))),
+            "4:779: expression nested deeper than 256 levels",
         ),
         (
             in_thread(&"{".repeat(n)),
@@ -1252,8 +1275,8 @@ fn nesting_limits() {
             "6:264: condition nested deeper than 256 levels",
         ),
         (
-            format!("{}exists {}", in_thread(""), vec!["x=1"; n].join(" /\\ ")),
-            "6:1797: condition nested deeper than 256 levels",
+            format!("{}exists {}", in_thread(""), "x=1 /\\ (".repeat(n)),
+            "6:2056: condition nested deeper than 256 levels",
         ),
     ];
     for (src, want) in cases {
@@ -1264,6 +1287,67 @@ fn nesting_limits() {
     parse(&ok).unwrap();
     let ok = format!("{}exists {}", in_thread(""), vec!["x=1"; 250].join(" /\\ "));
     parse(&ok).unwrap();
+}
+
+/// A chain of left-associative operators (`1 + 1 + ...`, `a && b && ...`,
+/// a condition of many conjuncts) is one level of nesting however long it
+/// is, is kept flat, and means the left-associative tree.
+#[test]
+fn flat_chains_are_one_level() {
+    let in_thread = |body: &str| format!("C chain\n{{}}\nP0 (int* x) {{\n  {body}\n}}\n");
+    let init = |src: &str| -> Expr {
+        let t = parse(src).unwrap_or_else(|e| panic!("{e}"));
+        let StmtKind::Decl { init: Some(e), .. } = &t.threads[0].body[0].kind else {
+            panic!()
+        };
+        e.clone()
+    };
+    for (n, op, binop) in [
+        (257, "+", BinOp::Add),
+        (258, "&&", BinOp::And),
+        (10_000, "-", BinOp::Sub),
+        (100_000, "*", BinOp::Mul),
+    ] {
+        let src = in_thread(&format!("int r = {};", vec!["1"; n].join(op)));
+        let ExprKind::Binary(first, rest) = init(&src).kind else {
+            panic!("{op}")
+        };
+        assert_eq!(first.kind, ExprKind::Int(1));
+        assert_eq!(rest.len(), n - 1, "{op}");
+        assert!(
+            rest.iter().all(|(o, e)| *o == binop && e.kind == ExprKind::Int(1)),
+            "{op}"
+        );
+    }
+    // Mixed precedences: each run of one precedence is a chain, a lower one
+    // takes the chain before it as its first operand.
+    assert_eq!(
+        show_expr(&["a * b * c"; 300].join(" + ")).matches("(a * b)").count(),
+        300
+    );
+    let long_mixed = format!("{} - 1 << 2", vec!["1"; 5000].join(" + "));
+    let ExprKind::Binary(first, rest) = init(&in_thread(&format!("int r = {long_mixed};"))).kind else {
+        panic!()
+    };
+    assert_eq!(rest.len(), 1);
+    let ExprKind::Binary(_, sum) = first.kind else { panic!() };
+    assert_eq!(sum.len(), 5000);
+    assert_eq!(sum.last().unwrap().0, BinOp::Sub);
+    // A condition of 100,000 conjuncts is one flat `/\`, an `\/` of them too.
+    let conj = vec!["x=1"; 100_000].join(" /\\ ");
+    let src = format!("{}exists ({conj} \\/ x=2)", in_thread(""));
+    let Prop::Or(any) = parse(&src).unwrap().condition.unwrap().prop else {
+        panic!()
+    };
+    assert_eq!(any.len(), 2);
+    let Prop::And(all) = &any[0] else { panic!() };
+    assert_eq!(all.len(), 100_000);
+    // Parentheses written around a chain keep it apart.
+    let src = format!("{}exists ((x=1 /\\ x=2) /\\ x=3)", in_thread(""));
+    assert_eq!(
+        scopecheck::litmus::output::condition_text(&parse(&src).unwrap().condition.unwrap()),
+        "exists ((x=1 /\\ x=2) /\\ x=3)"
+    );
 }
 
 /// An `if` or `while` and the block that is its body are one level, an

@@ -61,9 +61,15 @@ fn map_scopes(test: &mut Test, f: &mut dyn FnMut(usize, Option<Scope>) -> Option
         match &mut e.kind {
             ExprKind::Int(_) | ExprKind::Var(_) | ExprKind::AddrOf(_) => {}
             ExprKind::Deref(a) | ExprKind::Unary(_, a) => expr(a, n, f),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            ExprKind::Index(a, b) => {
                 expr(a, n, f);
                 expr(b, n, f);
+            }
+            ExprKind::Binary(a, rest) => {
+                expr(a, n, f);
+                for (_, b) in rest {
+                    expr(b, n, f);
+                }
             }
             ExprKind::Atomic(c) => {
                 expr(&mut c.addr, n, f);

@@ -496,10 +496,12 @@ impl LitmusWalk {
                 self.add(format!("unop:{}", unop_name(op)));
                 self.expr(a);
             }
-            ExprKind::Binary(op, a, b) => {
-                self.add(format!("binop:{}", binop_name(op)));
+            ExprKind::Binary(a, rest) => {
                 self.expr(a);
-                self.expr(b);
+                for (op, b) in rest {
+                    self.add(format!("binop:{}", binop_name(op)));
+                    self.expr(b);
+                }
             }
             ExprKind::Atomic(c) => self.atomic(c),
         }
@@ -545,9 +547,10 @@ impl LitmusWalk {
                 }
             }
             Prop::Not(q) => self.prop(q),
-            Prop::And(a, b) | Prop::Or(a, b) => {
-                self.prop(a);
-                self.prop(b);
+            Prop::And(all) | Prop::Or(all) => {
+                for a in all {
+                    self.prop(a);
+                }
             }
         }
     }

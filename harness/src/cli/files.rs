@@ -6,6 +6,11 @@
 //! back to a folder being searched (a loop such as `ln -s . again`) or to
 //! one already searched is skipped with a note, instead of being walked
 //! forever.
+//!
+//! A search takes regular files only: a FIFO, socket or device named
+//! `*.litmus` inside a folder is skipped with a note (opening a FIFO waits
+//! for a writer that may never come, and a device may never end). A path
+//! named on the command line is read as given.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -113,7 +118,15 @@ impl Walker {
                 self.walk(&p, open);
                 open.pop();
             } else if p.extension().is_some_and(|x| x == "litmus") {
-                self.file(&p);
+                match std::fs::metadata(&p) {
+                    Ok(m) if !m.is_file() => self.found.notes.push(format!(
+                        "{}: skipped, not a regular file (a FIFO, socket or device); name it on the command line \
+                         to read it",
+                        p.display()
+                    )),
+                    // A dangling link is taken: reading it reports why.
+                    _ => self.file(&p),
+                }
             }
         }
     }

@@ -63,6 +63,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "complete": r.complete,
         "incomplete_reason": r.incomplete_reason,
         "shard": r.shard.map(|(i, n)| format!("{i}/{n}")),
+        "sampled": r.sampled,
         "no_answer": r.no_answer,
         "time": r.elapsed.as_secs_f64(),
         "notes": r.notes,

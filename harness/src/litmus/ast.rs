@@ -299,8 +299,12 @@ pub enum ExprKind {
     Index(Box<Expr>, Box<Expr>),
     /// A unary operator.
     Unary(UnOp, Box<Expr>),
-    /// A binary operator.
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A chain of binary operators of one precedence, left-associative:
+    /// `a - b + c` is `Binary(a, [(Sub, b), (Add, c)])`, evaluated left to
+    /// right as `(a - b) + c`. Kept flat (not a left-deep tree) so that a
+    /// chain of thousands of operands (generated tests have them) costs
+    /// no recursion depth in the parser, the interpreter or `Drop`.
+    Binary(Box<Expr>, Vec<(BinOp, Expr)>),
     /// An atomic operation.
     Atomic(Box<AtomicCall>),
 }
@@ -446,10 +450,12 @@ pub enum Prop {
     Ne(StateVar, Value),
     /// `~p` (also `not p`).
     Not(Box<Prop>),
-    /// `p /\ q`.
-    And(Box<Prop>, Box<Prop>),
-    /// `p \/ q`.
-    Or(Box<Prop>, Box<Prop>),
+    /// `p /\ q /\ ...`: two or more conjuncts, kept flat (not a tree) so
+    /// that a generated condition of thousands of conjuncts costs no
+    /// recursion depth.
+    And(Vec<Prop>),
+    /// `p \/ q \/ ...`: two or more disjuncts, kept flat like [`Prop::And`].
+    Or(Vec<Prop>),
 }
 
 /// A variable of the final state.

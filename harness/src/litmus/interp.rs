@@ -171,9 +171,10 @@ pub fn prop_vars(p: &Prop) -> Vec<StateVar> {
             Prop::True | Prop::False => {}
             Prop::Eq(v, _) | Prop::Ne(v, _) => out.push(v.clone()),
             Prop::Not(a) => go(a, out),
-            Prop::And(a, b) | Prop::Or(a, b) => {
-                go(a, out);
-                go(b, out);
+            Prop::And(all) | Prop::Or(all) => {
+                for a in all {
+                    go(a, out);
+                }
             }
         }
     }
@@ -189,8 +190,8 @@ pub fn holds(p: &Prop, state: &BTreeMap<StateVar, Value>) -> bool {
         Prop::Eq(v, x) => state.get(v) == Some(x),
         Prop::Ne(v, x) => state.get(v) != Some(x),
         Prop::Not(a) => !holds(a, state),
-        Prop::And(a, b) => holds(a, state) && holds(b, state),
-        Prop::Or(a, b) => holds(a, state) || holds(b, state),
+        Prop::And(all) => all.iter().all(|a| holds(a, state)),
+        Prop::Or(all) => all.iter().any(|a| holds(a, state)),
     }
 }
 
@@ -640,11 +641,22 @@ impl ThreadRun<'_, '_> {
                     UnOp::BitNot => !v,
                 })
             }
-            ExprKind::Binary(BinOp::And, a, b) => Val::Int((self.truth(a) && self.truth(b)) as i64),
-            ExprKind::Binary(BinOp::Or, a, b) => Val::Int((self.truth(a) || self.truth(b)) as i64),
-            ExprKind::Binary(op, a, b) => {
-                let (x, y) = (self.expr(a), self.expr(b));
-                self.binary(*op, x, y, e.pos)
+            // A chain is of one precedence, so `&&` and `||` come alone in
+            // theirs: they evaluate operands left to right up to the first
+            // that decides (C's short circuit).
+            ExprKind::Binary(first, rest) if matches!(rest.first(), Some((BinOp::And, _))) => {
+                Val::Int((self.truth(first) && rest.iter().all(|(_, b)| self.truth(b))) as i64)
+            }
+            ExprKind::Binary(first, rest) if matches!(rest.first(), Some((BinOp::Or, _))) => {
+                Val::Int((self.truth(first) || rest.iter().any(|(_, b)| self.truth(b))) as i64)
+            }
+            ExprKind::Binary(first, rest) => {
+                let mut x = self.expr(first);
+                for (op, b) in rest {
+                    let y = self.expr(b);
+                    x = self.binary(*op, x, y, e.pos);
+                }
+                x
             }
             // An atomic's value used inside an expression is observed.
             ExprKind::Atomic(call) => {

@@ -35,15 +35,16 @@ pub fn prop_text(p: &Prop) -> String {
                 out.push('~');
                 go(a, out, 3);
             }
-            Prop::And(a, b) => {
-                go(a, out, me);
-                out.push_str(" /\\ ");
-                go(b, out, me);
-            }
-            Prop::Or(a, b) => {
-                go(a, out, me);
-                out.push_str(" \\/ ");
-                go(b, out, me);
+            Prop::And(all) | Prop::Or(all) => {
+                let sep = if me == 1 { " \\/ " } else { " /\\ " };
+                for (i, a) in all.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(sep);
+                    }
+                    // An operand of the same operator is parenthesised:
+                    // it was written so (the parser flattens the rest).
+                    go(a, out, me + 1);
+                }
             }
         }
         if paren {
@@ -77,15 +78,19 @@ pub fn state_text(s: &FinalState) -> String {
     out
 }
 
-/// herd's `Sometimes` / `Always` / `Never` for the proposition.
-pub fn observation(r: &TestResult) -> &'static str {
-    if r.positive == 0 {
+/// herd's `Sometimes` / `Always` / `Never` for the proposition; `None`
+/// when no final state was judged (see [`TestResult::no_answer`]): zero
+/// states observe nothing, not `Never`.
+pub fn observation(r: &TestResult) -> Option<&'static str> {
+    Some(if r.no_answer.is_some() {
+        return None;
+    } else if r.positive == 0 {
         "Never"
     } else if r.negative == 0 {
         "Always"
     } else {
         "Sometimes"
-    }
+    })
 }
 
 /// For one shard of a run: what its answer covers.
@@ -127,7 +132,7 @@ pub fn herd_text(r: &TestResult) -> String {
         o,
         "Observation {} {} {} {}",
         r.name,
-        observation(r),
+        observation(r).unwrap_or("??"),
         r.positive,
         r.negative
     );
@@ -145,6 +150,13 @@ pub fn herd_text(r: &TestResult) -> String {
     }
     if let Some(line) = shard_text(r) {
         let _ = writeln!(o, "{line}");
+    }
+    if let Some(what) = &r.sampled {
+        let _ = writeln!(
+            o,
+            "Sampled: {what}: states, counts and observation cover the sampled executions only; the condition is \
+             answered only where a sampled execution proves it, `??` otherwise"
+        );
     }
     if let Some(why) = &r.no_answer {
         let _ = writeln!(o, "No answer: {why}");

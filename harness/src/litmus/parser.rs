@@ -33,7 +33,9 @@
 //!
 //! The parser never panics and never recurses without bound: nesting (of
 //! parentheses, blocks, unary operators, and the height of expression and
-//! proposition trees) is limited to [`NESTING_LIMIT`] levels. Statements
+//! proposition trees) is limited to [`NESTING_LIMIT`] levels. A chain of
+//! left-associative operators (`a + b - c`, `p /\ q /\ r`) is parsed in a
+//! loop and stored flat, as one level however many operands it has. Statements
 //! and expressions are counted apart, so a shallow statement never has its
 //! expression blamed for the statements around it; an `if` or `while` and
 //! the block that is its body are one level; an `else if` is not a level
@@ -47,8 +49,9 @@ use std::fmt;
 use super::ast::*;
 use super::lexer::{Lexer, Token, TokenKind as T};
 
-/// How deep parentheses, blocks, unary operators and operator chains may
-/// nest before the parser gives up with an error.
+/// How deep parentheses, blocks, unary operators and operator chains (each
+/// one level, whatever its length) may nest before the parser gives up
+/// with an error.
 pub const NESTING_LIMIT: u32 = 256;
 
 /// How deep the statement tree may be when each `else if` counts as a
@@ -1088,7 +1091,7 @@ impl Parser {
                         ExprKind::Deref(addr) => StmtKind::Store { addr: *addr, value },
                         ExprKind::Index(a, i) => StmtKind::Store {
                             addr: Expr {
-                                kind: ExprKind::Binary(BinOp::Add, a, i),
+                                kind: ExprKind::Binary(a, vec![(BinOp::Add, *i)]),
                                 pos: lpos,
                             },
                             value,
@@ -1231,20 +1234,49 @@ impl Parser {
     }
 
     /// Precedence climbing over binary operators of precedence `min` and up
-    /// (all left-associative).
+    /// (all left-associative). The operators met in this loop never rise in
+    /// precedence (a higher one is taken by the recursive call for its right
+    /// operand), so a run of one precedence is gathered into one flat
+    /// [`ExprKind::Binary`] chain, and a drop to a lower precedence makes the
+    /// chain so far the first operand of the next. A chain is one level of
+    /// nesting however long it is: only its operands' own nesting counts.
     fn binary(&mut self, min: u8) -> PResult<WithHeight<Expr>> {
-        let (mut lhs, mut h) = tri!(self.unary());
+        let (mut first, mut h) = tri!(self.unary());
+        let mut rest: Vec<(BinOp, Expr)> = Vec::new();
+        let mut level = 0;
+        let mut chain_at = first.pos;
         while let Some((op, prec)) = Self::binop(self.kind()).filter(|&(_, p)| p >= min) {
             let op_pos = self.bump().pos;
+            if rest.is_empty() {
+                chain_at = op_pos;
+            } else if prec != level {
+                (first, h) = tri!(Self::chain(first, std::mem::take(&mut rest), h, chain_at));
+                chain_at = op_pos;
+            }
+            level = prec;
             let (rhs, rh) = tri!(self.binary(prec + 1));
-            h = tri!(Self::height(op_pos, h, rh, "expression"));
-            let pos = lhs.pos;
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                pos,
-            };
+            h = h.max(rh);
+            rest.push((op, rhs));
         }
-        Ok((lhs, h))
+        if rest.is_empty() {
+            Ok((first, h))
+        } else {
+            Self::chain(first, rest, h, chain_at)
+        }
+    }
+
+    /// The chain `first op rest...`, one level over its highest operand
+    /// (of height `h`); `at` is its first operator, blamed if too deep.
+    fn chain(first: Expr, rest: Vec<(BinOp, Expr)>, h: u32, at: Pos) -> PResult<WithHeight<Expr>> {
+        let h = tri!(Self::height(at, h, 0, "expression"));
+        let pos = first.pos;
+        Ok((
+            Expr {
+                kind: ExprKind::Binary(Box::new(first), rest),
+                pos,
+            },
+            h,
+        ))
     }
 
     fn unary(&mut self) -> PResult<WithHeight<Expr>> {
@@ -1305,7 +1337,7 @@ impl Parser {
             Prefix::AddrOf => match e.kind {
                 ExprKind::Var(n) => ExprKind::AddrOf(n),
                 // `&p[i]` is `p + i`, `&*p` is `p`.
-                ExprKind::Index(a, i) => ExprKind::Binary(BinOp::Add, a, i),
+                ExprKind::Index(a, i) => ExprKind::Binary(a, vec![(BinOp::Add, *i)]),
                 ExprKind::Deref(inner) => return Ok((*inner, h)),
                 _ => {
                     return Err(Self::error(
@@ -1561,25 +1593,36 @@ impl Parser {
     }
 
     fn prop_or(&mut self) -> PResult<WithHeight<Prop>> {
-        let (mut p, mut h) = tri!(self.prop_and());
-        while self.at(&T::Disj) {
-            let op = self.bump().pos;
-            let (q, qh) = tri!(self.prop_and());
-            h = tri!(Self::height(op, h, qh, "condition"));
-            p = Prop::Or(Box::new(p), Box::new(q));
-        }
-        Ok((p, h))
+        self.prop_chain(&T::Disj, Self::prop_and, Prop::Or)
     }
 
     fn prop_and(&mut self) -> PResult<WithHeight<Prop>> {
-        let (mut p, mut h) = tri!(self.prop_unary());
-        while self.at(&T::Conj) {
-            let op = self.bump().pos;
-            let (q, qh) = tri!(self.prop_unary());
-            h = tri!(Self::height(op, h, qh, "condition"));
-            p = Prop::And(Box::new(p), Box::new(q));
+        self.prop_chain(&T::Conj, Self::prop_unary, Prop::And)
+    }
+
+    /// `p sep q sep ...` of operands parsed by `operand`, gathered flat into
+    /// `make` (a lone operand stands for itself): one level of nesting
+    /// however many operands, so a generated condition of thousands of
+    /// conjuncts is not taken for deep nesting.
+    fn prop_chain(
+        &mut self,
+        sep: &T,
+        operand: fn(&mut Self) -> PResult<WithHeight<Prop>>,
+        make: fn(Vec<Prop>) -> Prop,
+    ) -> PResult<WithHeight<Prop>> {
+        let (p, mut h) = tri!(operand(self));
+        if !self.at(sep) {
+            return Ok((p, h));
         }
-        Ok((p, h))
+        let at = self.pos();
+        let mut all = vec![p];
+        while self.eat(sep) {
+            let (q, qh) = tri!(operand(self));
+            h = h.max(qh);
+            all.push(q);
+        }
+        let h = tri!(Self::height(at, h, 0, "condition"));
+        Ok((make(all), h))
     }
 
     fn prop_unary(&mut self) -> PResult<WithHeight<Prop>> {

@@ -197,9 +197,16 @@ pub struct TestResult {
     /// counts and races are that shard's only, and [`TestResult::verdict`]
     /// answers only what the shard proves on its own.
     pub shard: Option<(u32, u32)>,
-    /// Why a complete run without failures has no answer: no execution
-    /// completed (each was discarded at the unroll bound, say), so there is
-    /// no final state to judge the condition on. herd answers such a test
+    /// What the run sampled, when it was not systematic (`random:S:N`,
+    /// `pct:S:N:D`, a replay): "N random executions (seed S)", ... Such a
+    /// run is complete when its N executions ran, but proves only what they
+    /// show: [`TestResult::verdict`] answers only an `exists` seen or a
+    /// `~exists` / `forall` violated.
+    pub sampled: Option<String>,
+    /// Why a run without failures has no answer: no execution completed
+    /// (each was discarded at the unroll bound, say, or a bound cut the run
+    /// before the first one ended), so there is no final state to judge the
+    /// condition on (and no observation is printed: `??`, JSON `null`). herd answers such a test
     /// from zero states (`No` for `exists`); scopecheck gives no verdict.
     pub no_answer: Option<String>,
     /// The graph of the first witness: an execution satisfying the
@@ -243,8 +250,25 @@ impl TestResult {
             Quantifier::Exists => answer,
             Quantifier::NotExists | Quantifier::Forall => !answer,
         };
-        let whole = self.complete && self.shard.is_none();
+        let whole = self.complete && self.shard.is_none() && self.sampled.is_none();
         (whole || proven).then_some(answer)
+    }
+
+    /// Why this result cannot settle everything a complete exhaustive run
+    /// would (cut short, one shard, a sample); `None` when it can. An
+    /// expectation is compared with such a result only where the result
+    /// proves something.
+    pub fn partial(&self) -> Option<String> {
+        if let Some(what) = &self.sampled {
+            return Some(format!("a sample ({what})"));
+        }
+        if let Some((i, n)) = self.shard {
+            return Some(format!("shard {i}/{n}"));
+        }
+        (!self.complete).then(|| {
+            let why = self.incomplete_reason.as_deref().unwrap_or("cut short");
+            format!("incomplete: {why}")
+        })
     }
 
     /// The litmus name of engine thread `t`: `P<n>` for the test's threads,
@@ -460,8 +484,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     // (A shard may own no execution at all: it saw nothing to judge, and
     // says so as a shard, not here.)
     let runs = r.stats.complete + r.stats.blocked + r.stats.failed;
-    let no_answer = (r.complete && failures.is_empty() && seen.positive + seen.negative == 0 && runs > 0).then(|| {
-        if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+    let judged = seen.positive + seen.negative;
+    let no_answer = (failures.is_empty() && judged == 0 && (runs > 0 || !r.complete)).then(|| {
+        if !r.complete {
+            let why = r.incomplete_reason.as_deref().unwrap_or("the run was cut short");
+            format!("no execution completed before a bound cut the run ({why}), so the condition is not judged")
+        } else if prog.discarded.load(std::sync::atomic::Ordering::Relaxed) > 0 {
             format!(
                 "no execution completed: every execution was discarded (a `while` loop needed more than --unroll {} \
                  iterations; raise --unroll), so the condition is not judged",
@@ -495,6 +523,16 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         incomplete_reason: r.incomplete_reason,
         shard: match opts.strategy {
             Strategy::Shard { index, count } => Some((index, count)),
+            _ => None,
+        },
+        sampled: match &opts.strategy {
+            Strategy::Random { seed, iterations } => Some(format!("{iterations} random executions, seed {seed}")),
+            Strategy::Pct {
+                seed,
+                iterations,
+                depth,
+            } => Some(format!("{iterations} PCT executions of depth {depth}, seed {seed}")),
+            Strategy::Replay(_) => Some("one replayed execution".into()),
             _ => None,
         },
         no_answer,
@@ -768,9 +806,15 @@ fn visit_exprs(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Var(_) | ExprKind::AddrOf(_) => {}
             ExprKind::Deref(a) | ExprKind::Unary(_, a) => go(a, f),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            ExprKind::Index(a, b) => {
                 go(a, f);
                 go(b, f);
+            }
+            ExprKind::Binary(first, rest) => {
+                go(first, f);
+                for (_, b) in rest {
+                    go(b, f);
+                }
             }
             ExprKind::Atomic(c) => {
                 go(&c.addr, f);
