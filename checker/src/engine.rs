@@ -476,6 +476,25 @@ impl Engine {
     }
 
     fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        self.count_step(t, src, |t, max, src| {
+            format!(
+                "thread {t} took more than {max} steps in one execution (at {src}); a loop that waits for \
+                 another thread needs `scopecheck::hint::spin_loop()` or `thread::yield_now()` in its body, or \
+                 raise `max_steps`"
+            )
+        })
+    }
+
+    /// Counts one step of thread `t` at `src` toward `max_steps` and
+    /// checks the deadline: the rule every step of a thread shares (an
+    /// operation's, a spin hint's). `runaway` words the failure when the
+    /// thread went past `max_steps`.
+    pub(crate) fn count_step(
+        &mut self,
+        t: ThreadId,
+        src: SourceLoc,
+        runaway: impl FnOnce(ThreadId, u64, SourceLoc) -> String,
+    ) -> Result<(), Stop> {
         if self.deadline.passed_at_step() {
             return Err(Stop::Cut);
         }
@@ -485,11 +504,7 @@ impl Engine {
         if r.steps > max {
             return Err(Stop::Failure(self.failure(
                 FailureKind::Runaway,
-                format!(
-                    "thread {t} took more than {max} steps in one execution (at {src}); a loop that \
-                     waits for another thread needs `scopecheck::hint::spin_loop()` or \
-                     `thread::yield_now()` in its body, or raise `max_steps`"
-                ),
+                runaway(t, max, src),
                 Some(t),
                 vec![],
                 Some(src),

@@ -8,6 +8,9 @@
 //! a generous wall-time guard (many times the bound) turns the hang into a
 //! failure instead.
 
+mod common;
+use common::within;
+
 // The command's JSON writer (not part of the library since issue 21 item 7).
 #[path = "../src/cli/json.rs"]
 #[allow(dead_code)]
@@ -19,20 +22,7 @@ use scopecheck::litmus::{check_source, Options};
 use scopecheck::sync::atomic::{AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
 use scopecheck::{thread, Builder};
-use std::sync::mpsc;
 use std::time::Duration;
-
-/// Runs `f` on its own OS thread and returns its value, or panics if it
-/// takes longer than `guard` (only a guard against hanging: the bounds
-/// under test are far shorter).
-fn within<T: Send + 'static>(guard: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(guard)
-        .unwrap_or_else(|_| panic!("the run did not stop within {guard:?}: its bound was not honoured"))
-}
 
 const BOUND: Duration = Duration::from_millis(200);
 const GUARD: Duration = Duration::from_secs(20);

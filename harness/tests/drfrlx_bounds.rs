@@ -4,13 +4,15 @@
 //! `scopecheck drfrlx`) cut every exploration the check runs, giving an
 //! incomplete verdict that says what was covered, never "legal".
 
+mod common;
+use common::within;
+
 use scopecheck::drfrlx::{Check, Class, DrfReport};
 use scopecheck::litmus::check_drfrlx_file;
 use scopecheck::sync::atomic::AtomicU32;
 use scopecheck::sync::Arc;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::mpsc;
 use std::time::Duration;
 
 fn corpus(name: &str) -> PathBuf {
@@ -24,17 +26,6 @@ fn scopecheck(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the scopecheck binary runs")
-}
-
-/// Runs `f` on its own OS thread; panics if it outlives `guard` (only a
-/// guard against hanging, many times the bound under test).
-fn within<T: Send + 'static>(guard: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(guard)
-        .unwrap_or_else(|_| panic!("the check did not stop within {guard:?}: its bound was not honoured"))
 }
 
 #[test]

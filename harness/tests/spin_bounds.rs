@@ -6,22 +6,11 @@
 
 mod common;
 
-use common::the_failure;
+use common::{the_failure, within};
 use scopecheck::{hint, thread, Builder, FailureKind};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// Runs `f` on its own OS thread; panics if it outlives `guard` (only a
-/// guard against hanging, many times the bound under test).
-fn within<T: Send + 'static>(guard: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(guard)
-        .unwrap_or_else(|_| panic!("the run did not stop within {guard:?}: its bound was not honoured"))
-}
 
 const GUARD: Duration = Duration::from_secs(60);
 

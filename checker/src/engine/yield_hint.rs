@@ -30,7 +30,6 @@
 
 use super::{Engine, SpinWait, Stop, WaitSite};
 use crate::event::{SourceLoc, ThreadId};
-use crate::FailureKind;
 
 impl Engine {
     /// Thread `t` gave a spin hint (`spin_loop` or `yield_now`) at `src`:
@@ -40,27 +39,14 @@ impl Engine {
     /// never reaches a shim operation: without this it ran forever, past
     /// both bounds.
     pub fn hint_step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
-        if self.deadline.passed_at_step() {
-            return Err(Stop::Cut);
-        }
-        let max = self.limits.max_steps;
-        let r = self.rt(t);
-        r.steps += 1;
-        if r.steps > max {
-            return Err(Stop::Failure(self.failure(
-                FailureKind::Runaway,
-                format!(
-                    "thread {t} took more than {max} steps in one execution (at {src}, a spin hint): a loop whose \
-                     `spin_loop()` / `yield_now()` iterations read nothing through scopecheck's types (a std \
-                     atomic, a plain variable) cannot wait for another thread's write; read what it waits for \
-                     through `scopecheck::sync`, or raise `max_steps`"
-                ),
-                Some(t),
-                vec![],
-                Some(src),
-            )));
-        }
-        Ok(())
+        self.count_step(t, src, |t, max, src| {
+            format!(
+                "thread {t} took more than {max} steps in one execution (at {src}, a spin hint): a loop whose \
+                 `spin_loop()` / `yield_now()` iterations read nothing through scopecheck's types (a std \
+                 atomic, a plain variable) cannot wait for another thread's write; read what it waits for \
+                 through `scopecheck::sync`, or raise `max_steps`"
+            )
+        })
     }
 
     /// Thread `t` called `yield_now` at `site`. Returns whether the thread

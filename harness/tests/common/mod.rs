@@ -130,3 +130,15 @@ pub fn position(file: &str, src: &str, needle: &str) -> String {
     );
     hits[0].clone()
 }
+
+/// Runs `f` on its own OS thread and returns its value, or panics if it
+/// takes longer than `guard`: only a guard against a run that never stops
+/// (the bounds under test are far shorter), never a timing assertion.
+pub fn within<T: Send + 'static>(guard: std::time::Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(guard)
+        .unwrap_or_else(|_| panic!("the run did not stop within {guard:?}: its bound was not honoured"))
+}
