@@ -465,14 +465,12 @@ impl Engine {
         ))
     }
 
-    /// Counts a step that does no operation (a litmus loop iteration that
-    /// touches no memory): only the deadline looks at it, so a loop that
-    /// does nothing else still stops when the run's time is up.
-    pub fn tick(&mut self) -> Result<(), Stop> {
-        if self.deadline.passed_at_step() {
-            return Err(Stop::Cut);
-        }
-        Ok(())
+    /// Counts a step of thread `t` that does no operation (a litmus loop
+    /// iteration that touches no memory) like any other: toward
+    /// `max_steps` and the deadline, so loops that do nothing else (nested
+    /// ones run 2^depth iterations under `--unroll 2`) still end.
+    pub fn tick(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        self.step(t, src)
     }
 
     fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {

@@ -493,7 +493,8 @@ fn a_condition_naming_an_undeclared_location_is_warned_about() {
 }
 
 /// A thread cut by the step bound gets advice a litmus test can follow
-/// (`--unroll`), not the Rust shim's (`spin_loop`, `max_steps`).
+/// (`--unroll`), not the Rust shim's (`spin_loop`, `max_steps`), at the loop (every
+/// iteration is a step of its thread).
 #[test]
 fn a_runaway_litmus_thread_gets_litmus_advice() {
     let d = tempfile::tempdir().unwrap();
@@ -510,7 +511,7 @@ fn a_runaway_litmus_thread_gets_litmus_advice() {
         assert!(!out.status.success(), "{stdout}");
         assert!(
             stdout.contains(&format!(
-                "steps in one execution (at {}:3:34); a thread of a litmus test runs at most that many \
+                "steps in one execution (at {}:3:22); a thread of a litmus test runs at most that many \
                  operations in one execution: a `while` loop runs at most `--unroll` iterations (lower it), or \
                  the thread is too long",
                 f.display()

@@ -523,7 +523,7 @@ impl ThreadRun<'_, '_> {
                     // An iteration whose condition and body touch no memory
                     // takes no engine step: this one lets the run's
                     // deadline stop a `while (1) {}` under a large unroll.
-                    rt::tick();
+                    rt::tick(self.src(s.pos));
                     self.block(body);
                     k += 1;
                 }

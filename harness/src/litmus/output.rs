@@ -82,7 +82,9 @@ pub fn state_text(s: &FinalState) -> String {
 /// when no final state was judged (see [`TestResult::no_answer`]): zero
 /// states observe nothing, not `Never`.
 pub fn observation(r: &TestResult) -> Option<&'static str> {
-    Some(if r.no_answer.is_some() {
+    // Zero final states observe nothing (every execution failed, was cut
+    // or was discarded): `Never 0 0` would read as an answer.
+    Some(if r.no_answer.is_some() || r.positive + r.negative == 0 {
         return None;
     } else if r.positive == 0 {
         "Never"

@@ -583,15 +583,17 @@ fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
 }
 
 /// A step that does no operation (one iteration of an interpreted loop
-/// whose body touches no memory): it lets the run's deadline stop the
-/// execution ([`RunConfig::max_duration`]) even when the thread never
-/// reaches a shim operation. Outside a model: nothing.
-pub fn tick() {
-    if CURRENT.with(|c| c.get()).is_none() {
+/// whose body touches no memory): it counts toward the thread's
+/// [`RunConfig::max_steps`] and lets the run's deadline
+/// ([`RunConfig::max_duration`]) stop the execution even when the thread
+/// never reaches a shim operation; `src` is where the loop is (a runaway
+/// report names it). Outside a model: nothing.
+pub fn tick(src: SourceLoc) {
+    let Some(t) = CURRENT.with(|c| c.get()) else {
         return;
-    }
+    };
     let r = SHARED.with(|s| match s.borrow_mut().as_mut() {
-        Some(s) => s.engine.tick(),
+        Some(s) => s.engine.tick(t, src),
         None => Ok(()),
     });
     if let Err(stop) = r {
