@@ -114,6 +114,28 @@ impl std::hash::Hash for Clock {
 }
 
 impl Clock {
+    /// Whether this clock includes `other` (joining `other` would add
+    /// nothing), without building the join.
+    pub fn includes(&self, other: &Clock) -> bool {
+        let r = match (&self.0, &other.0) {
+            (Repr::Small { a, .. }, Repr::Small { n, a: b }) => (0..*n as usize).all(|i| b[i] <= a[i]),
+            _ => {
+                let within = |a: &[u32], b: &[u32]| b.iter().enumerate().all(|(i, &x)| x <= at(a, i));
+                within(self.global(), other.global()) && within(self.local(), other.local())
+            }
+        };
+        debug_assert_eq!(
+            r,
+            {
+                let mut j = self.clone();
+                j.join(other);
+                j == *self
+            },
+            "checker invariant: includes is join-then-compare"
+        );
+        r
+    }
+
     /// The empty view.
     pub const fn new() -> Clock {
         Clock(Repr::Small { n: 0, a: [0; INLINE] })

@@ -465,15 +465,12 @@ impl Engine {
         ))
     }
 
-    /// Counts a step of thread `t` that does no operation (a litmus loop
-    /// iteration that touches no memory) like any other: toward
-    /// `max_steps` and the deadline, so loops that do nothing else (nested
-    /// ones run 2^depth iterations under `--unroll 2`) still end.
-    pub fn tick(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
-        self.step(t, src)
-    }
-
-    fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+    /// Counts a step of thread `t` at `src` toward `max_steps` and the
+    /// deadline: every operation's, and (through the runtime's `tick`) a
+    /// litmus loop iteration that touches no memory, so loops that do
+    /// nothing else (nested ones run 2^depth iterations under `--unroll 2`)
+    /// still end.
+    pub fn step(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
         self.count_step(t, src, |t, max, src| {
             format!(
                 "thread {t} took more than {max} steps in one execution (at {src}); a loop that waits for \
@@ -733,11 +730,7 @@ impl Engine {
     /// Both are properties of the graph, so every strategy explores the same
     /// executions. Returns whether the thread must wait; `Err(Moot)` when the
     /// iteration saw nothing new.
-    pub fn spin(&mut self, t: ThreadId) -> Result<bool, Stop> {
-        self.spin_at(t, WaitSite::default())
-    }
-
-    /// [`Engine::spin`] with where the thread waits, for the hang report.
+    /// `at` is where the thread waits, for the hang report.
     pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);

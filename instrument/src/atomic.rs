@@ -69,7 +69,6 @@ pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space) -> Loc {
 pub(crate) struct RawAtomic {
     pub(crate) loc: Loc,
     pub(crate) ty: ValueType,
-    kind: LocKind,
     /// Its execution: checked at every access (an object kept past its
     /// execution would alias a location of a later one).
     born: rt::Born,
@@ -83,29 +82,17 @@ impl RawAtomic {
         RawAtomic {
             loc: alloc_in(ty.mask(v), kind, space),
             ty,
-            kind,
             born: rt::Born::here(),
         }
     }
 
-    /// Checks that the location is used in the execution that made it.
+    /// Checks that the location is used in the execution that made it
+    /// (every `RawAtomic` is an atomic location: locks and cells have
+    /// their own front ends).
     #[inline(always)]
     #[track_caller]
     fn check(&self) {
-        if !self.born.is_current() {
-            self.stale();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn stale(&self) {
-        self.born.stale(match self.kind {
-            LocKind::Atomic => "an atomic",
-            LocKind::Mutex | LocKind::RwLock => "a lock",
-            LocKind::Cell => "a memory location",
-        });
+        self.born.check("an atomic");
     }
 
     #[track_caller]

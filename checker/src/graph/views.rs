@@ -612,17 +612,12 @@ impl ExecutionGraph {
 /// each RMW of a chain of seq_cst RMWs carry (and copy) all the earlier
 /// ones under `src11`, so a chain cost its length per event.
 fn add_head(list: &mut Vec<Head>, h: &Head) {
-    let holds = |a: &Clock, b: &Clock| {
-        let mut j = a.clone();
-        j.join(b);
-        j == *a
-    };
     for x in list.iter_mut() {
         if x.thread == h.thread && x.scope == h.scope {
-            if holds(&x.view, &h.view) {
+            if x.view.includes(&h.view) {
                 return;
             }
-            if holds(&h.view, &x.view) {
+            if h.view.includes(&x.view) {
                 *x = h.clone();
                 return;
             }

@@ -62,7 +62,7 @@ struct Walker {
 
 /// `p` made canonical (links resolved), or `p` itself when that fails (a
 /// dangling link: it is then reported when read).
-fn canonical(p: &Path) -> PathBuf {
+pub(super) fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 

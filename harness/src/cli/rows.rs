@@ -9,14 +9,11 @@
 //! - rows for files outside every path given are not checked, and are not
 //!   an error: that is how a subset of an expectation file's tests is run.
 
+use super::files::canonical;
 use scopecheck::litmus::expect::Expectation;
 use scopecheck::litmus::LitmusModel;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
-}
 
 /// The rows of `tsv` that break the rule, as `tsv:line: what` messages.
 /// `given` are the command line's paths, `files` the files the run checks.

@@ -208,12 +208,8 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     check_not_nested("Builder::explore_parallel");
     let threads = threads.max(1);
     let start = Instant::now();
-    let pool = Arc::new(WorkPool::new(
-        threads,
-        config.max_executions,
-        config.max_duration.and_then(|d| start.checked_add(d)),
-    ));
     let deadline = config.max_duration.and_then(|d| start.checked_add(d));
+    let pool = Arc::new(WorkPool::new(threads, config.max_executions, deadline));
     let mut each = config.clone();
     each.max_executions = None;
     each.max_duration = None;
@@ -592,11 +588,7 @@ pub fn tick(src: SourceLoc) {
     let Some(t) = CURRENT.with(|c| c.get()) else {
         return;
     };
-    let r = SHARED.with(|s| match s.borrow_mut().as_mut() {
-        Some(s) => s.engine.tick(t, src),
-        None => Ok(()),
-    });
-    if let Err(stop) = r {
+    if let Err(stop) = with_shared(|s| s.engine.step(t, src)) {
         abort_with(stop);
     }
 }
@@ -1121,6 +1113,7 @@ fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(),
 fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> Option<(ExecutionEnd, Option<Failure>)> {
     // The vectors are kept from one execution to the next (their capacity).
     th.coroutines.clear();
+    th.guards.clear();
     th.decision = None;
     with_shared(|s| {
         s.status.clear();
