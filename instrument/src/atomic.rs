@@ -254,6 +254,20 @@ impl<T: AtomicValue> StdAtomic<T> {
         slot
     }
 
+    /// loom's `with_mut`: `f` gets the value as `get_mut` lends it.
+    #[track_caller]
+    fn with_mut<R>(&mut self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(self.get_mut())
+    }
+
+    /// loom's `unsync_load`: a plain (non-atomic) read, which the race
+    /// checker judges like any other non-atomic access.
+    #[track_caller]
+    fn unsync_load(&self) -> T {
+        self.flush();
+        self.cell.load(Order::NonAtomic, Scope::System)
+    }
+
     #[track_caller]
     fn into_inner(self) -> T {
         self.flush();
@@ -492,6 +506,23 @@ macro_rules! int_atomic {
                 self.0.get_mut()
             }
 
+    /// loom's `with_mut`: runs `f` with mutable access to the value.
+    #[track_caller]
+    pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut $int) -> R) -> R {
+        self.0.with_mut(f)
+    }
+
+    /// loom's `unsync_load`: reads the value non-atomically.
+    ///
+    /// # Safety
+    ///
+    /// As in loom, no other thread may access the atomic concurrently; a
+    /// concurrent access is reported as a data race.
+    #[track_caller]
+    pub unsafe fn unsync_load(&self) -> $int {
+        self.0.unsync_load()
+    }
+
             /// Consumes the atomic, returning its value.
             #[track_caller]
             pub fn into_inner(self) -> $int {
@@ -669,6 +700,23 @@ impl AtomicBool {
         self.0.get_mut()
     }
 
+    /// loom's `with_mut`: runs `f` with mutable access to the value.
+    #[track_caller]
+    pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut bool) -> R) -> R {
+        self.0.with_mut(f)
+    }
+
+    /// loom's `unsync_load`: reads the value non-atomically.
+    ///
+    /// # Safety
+    ///
+    /// As in loom, no other thread may access the atomic concurrently; a
+    /// concurrent access is reported as a data race.
+    #[track_caller]
+    pub unsafe fn unsync_load(&self) -> bool {
+        self.0.unsync_load()
+    }
+
     /// Consumes the atomic, returning its value.
     #[track_caller]
     pub fn into_inner(self) -> bool {
@@ -761,6 +809,23 @@ impl<T> AtomicPtr<T> {
     #[track_caller]
     pub fn get_mut(&mut self) -> &mut *mut T {
         self.0.get_mut()
+    }
+
+    /// loom's `with_mut`: runs `f` with mutable access to the value.
+    #[track_caller]
+    pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut *mut T) -> R) -> R {
+        self.0.with_mut(f)
+    }
+
+    /// loom's `unsync_load`: reads the value non-atomically.
+    ///
+    /// # Safety
+    ///
+    /// As in loom, no other thread may access the atomic concurrently; a
+    /// concurrent access is reported as a data race.
+    #[track_caller]
+    pub unsafe fn unsync_load(&self) -> *mut T {
+        self.0.unsync_load()
     }
 
     /// Consumes the atomic, returning the pointer.
