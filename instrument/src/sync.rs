@@ -21,6 +21,11 @@
 //! and accesses to `scopecheck::cell::UnsafeCell`s guarded by a lock are
 //! checked for data races against that order.
 
+pub mod mpsc;
+mod notify;
+
+pub use notify::Notify;
+
 use crate::atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
@@ -115,6 +120,32 @@ fn cas(
     }
 }
 
+/// [`store`] for the crate's other blocking primitives.
+#[cfg_attr(not(feature = "futures"), allow(dead_code))]
+pub(crate) fn store_word(loc: Loc, value: Value, order: Order, src: SourceLoc) {
+    store(loc, value, order, src)
+}
+
+/// [`load`] for the crate's other blocking primitives.
+#[cfg_attr(not(feature = "futures"), allow(dead_code))]
+pub(crate) fn load_word(loc: Loc, order: Order, src: SourceLoc) -> Value {
+    load(loc, order, src)
+}
+
+/// [`cas`] for the crate's other blocking primitives.
+#[cfg_attr(not(feature = "futures"), allow(dead_code))]
+pub(crate) fn cas_word(
+    loc: Loc,
+    expected: Value,
+    new: Value,
+    success: Order,
+    failure: Order,
+    await_: Option<Await>,
+    src: SourceLoc,
+) -> Result<Value, Value> {
+    cas(loc, expected, new, success, failure, await_, src)
+}
+
 /// Value of an unlocked lock word.
 const UNLOCKED: Value = 0;
 /// Value of a locked mutex word.
@@ -182,7 +213,6 @@ unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 
 /// Shim for `std::sync::MutexGuard`: the lock is held until the guard is
 /// dropped. Dereferences to the data.
-#[must_use = "if unused the Mutex will immediately unlock"]
 pub struct MutexGuard<'a, T: ?Sized + 'a> {
     lock: &'a Mutex<T>,
     /// Where the lock was taken; the unlock is reported there.
@@ -351,7 +381,6 @@ unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
 
 /// Shim for `std::sync::RwLockReadGuard`: shared access until dropped.
-#[must_use = "if unused the RwLock will immediately unlock"]
 pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
     src: SourceLoc,
@@ -362,7 +391,6 @@ pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
 unsafe impl<T: ?Sized + Sync> Sync for RwLockReadGuard<'_, T> {}
 
 /// Shim for `std::sync::RwLockWriteGuard`: exclusive access until dropped.
-#[must_use = "if unused the RwLock will immediately unlock"]
 pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
     src: SourceLoc,
