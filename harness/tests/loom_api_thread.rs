@@ -125,6 +125,22 @@ fn unpark_through_the_join_handle_wakes_the_child() {
 }
 
 #[test]
+fn unpark_through_a_scoped_handle_and_of_the_main_thread() {
+    let r = exhaustive().explore(|| {
+        let main = thread::current();
+        thread::scope(|s| {
+            let h = s.spawn(|| {
+                thread::park();
+                main.unpark();
+            });
+            h.thread().unpark();
+        });
+        thread::park();
+    });
+    assert!(r.failures().is_empty() && r.is_complete(), "{r}");
+}
+
+#[test]
 fn a_park_nobody_unparks_is_a_deadlock_at_its_line() {
     let r = exhaustive().explore(|| {
         let _me = thread::current();

@@ -32,9 +32,6 @@ pub struct ThreadId(pub u32);
 pub struct Thread {
     id: Tid,
     name: Option<Arc<str>>,
-    /// Its park token ([`park`] module); `None` only for a handle made
-    /// where the thread has none yet (see [`current`]).
-    token: Option<Loc>,
 }
 
 impl fmt::Debug for Thread {
@@ -62,13 +59,7 @@ impl Thread {
     /// thread does after the [`park`] that consumes it.
     #[track_caller]
     pub fn unpark(&self) {
-        let token = match self.token {
-            Some(t) => t,
-            // Only the thread itself makes a handle without a token, and it
-            // can make one now (`current`).
-            None => park::token_of(self.id),
-        };
-        park::unpark(token, SourceLoc::caller());
+        park::unpark(Loc::park_token(self.id), SourceLoc::caller());
     }
 }
 
@@ -77,11 +68,7 @@ impl Thread {
 pub fn current() -> Thread {
     let id = rt::current();
     let name = registry::with_thread(id, |info| info.name.clone());
-    Thread {
-        id,
-        name,
-        token: Some(park::token_of(id)),
-    }
+    Thread { id, name }
 }
 
 /// Offers to let other threads run. Under the checker this is only a hint,
@@ -136,7 +123,6 @@ where
     spawn_named(f, None, placement, SourceLoc::caller())
 }
 
-#[track_caller]
 fn spawn_named<F, T>(f: F, name: Option<Arc<str>>, placement: Placement, src: SourceLoc) -> JoinHandle<T>
 where
     F: FnOnce() -> T + 'static,
@@ -151,14 +137,9 @@ where
     });
     let id = rt::spawn_at(body, placement, src);
     // Set before the child runs: it starts only once this thread suspends.
-    let token = park::token_for_child(id);
     registry::with_thread(id, |info| info.name = name.clone());
     JoinHandle {
-        thread: Thread {
-            id,
-            name,
-            token: Some(token),
-        },
+        thread: Thread { id, name },
         result,
         born: rt::Born::here(),
     }
@@ -288,11 +269,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         let id = rt::spawn_at(body, placement, SourceLoc::caller());
         self.pending.borrow_mut().push(id);
         ScopedJoinHandle {
-            thread: Thread {
-                id,
-                name: None,
-                token: None,
-            },
+            thread: Thread { id, name: None },
             result,
             pending: self.pending.clone(),
             _marker: PhantomData,

@@ -17,55 +17,12 @@
 //! that treats a return from `park` as proof of its condition can pass here
 //! and still be wrong on a real machine.
 //!
-//! The token of a spawned thread is made by the thread that spawns it (when
-//! it spawns it: every handle to the thread names the same token); the
-//! main thread's is made by the main thread itself the first time it calls
-//! [`current`](super::current) or [`park`] (a handle to the main thread can
-//! only come from there).
-//!
-//! [`Thread::unpark`]: super::Thread::unpark
+//! The token is the checker's [`Loc::park_token`] of the thread: it exists
+//! from the thread's start without an event of its own, so a program that
+//! never parks has exactly the events it had before.
 
-use super::registry;
-use crate::atomic::alloc;
 use crate::rt;
-use scopecheck_checker::event::{
-    Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, ThreadId as Tid, ValueType,
-};
-
-/// Makes the park token of `child`, just spawned by the calling thread.
-#[track_caller]
-pub(super) fn token_for_child(child: Tid) -> Loc {
-    let token = alloc_token();
-    registry::with_thread(child, |info| info.token = Some(token));
-    token
-}
-
-#[track_caller]
-fn alloc_token() -> Loc {
-    alloc(0, LocKind::Atomic)
-}
-
-/// The park token of thread `t`: made now by the calling thread if `t` is
-/// the calling thread and has none yet.
-#[track_caller]
-pub(super) fn token_of(t: Tid) -> Loc {
-    if let Some(token) = registry::with_thread(t, |info| info.token) {
-        return token;
-    }
-    let me = rt::current();
-    if me != t {
-        // Only a scoped thread's handle lacks a token (`thread::scope`'s
-        // threads get one when they first ask for it themselves): making it
-        // here would depend on the interleaving.
-        panic!(
-            "scopecheck: unparking thread {t} through its `ScopedJoinHandle` before it called `thread::current()` or \
-             `thread::park()` is not supported; send the handle from `thread::current()` in that thread instead"
-        );
-    }
-    let token = alloc_token();
-    registry::with_thread(t, |info| info.token = Some(token));
-    token
-}
+use scopecheck_checker::event::{Loc, Op, OpResult, Order, RmwOp, Scope, SourceLoc, ValueType};
 
 /// Makes `token` available (a release store).
 pub(super) fn unpark(token: Loc, src: SourceLoc) {
@@ -85,8 +42,7 @@ pub(super) fn unpark(token: Loc, src: SourceLoc) {
 #[track_caller]
 pub fn park() {
     let src = SourceLoc::caller();
-    let me = rt::current();
-    let token = token_of(me);
+    let token = Loc::park_token(rt::current());
     loop {
         let taken = rt::op_at(
             Op::Rmw {

@@ -1,5 +1,5 @@
 //! What the runtime keeps per model thread for the loom-style thread API:
-//! names, park tokens and `thread_local!` values, and the values of
+//! names and `thread_local!` values, and the values of
 //! `lazy_static!`s, all belonging to one execution.
 //!
 //! The state lives in an OS-thread-local and records the execution it
@@ -13,7 +13,7 @@
 //! so a `Drop` may use thread locals, lazy statics and every shim object.
 
 use crate::rt;
-use scopecheck_checker::event::{Loc, ThreadId as Tid};
+use scopecheck_checker::event::ThreadId as Tid;
 use std::any::Any;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -23,8 +23,6 @@ use std::sync::Arc;
 pub(crate) struct ThreadInfo {
     /// Its name (`thread::Builder::name`); the main thread has none, as in loom.
     pub(crate) name: Option<Arc<str>>,
-    /// Its park token, once it has one.
-    pub(crate) token: Option<Loc>,
     /// Its `thread_local!` values, keyed by the `LocalKey`'s address; `None`
     /// while the value is being destroyed (the thread is ending).
     pub(crate) locals: Vec<(usize, Option<Box<dyn Any>>)>,
