@@ -3,7 +3,7 @@
 
 use crate::atomic::alloc;
 use crate::rt;
-use crate::sync::{cas_word, load_word, store_word};
+use crate::sync::{cas, load, store};
 use scopecheck_checker::event::{Await, Loc, LocKind, Order, SourceLoc};
 use std::fmt;
 use std::future::Future;
@@ -27,7 +27,7 @@ impl Wake for WakeFlag {
     fn wake_by_ref(self: &Arc<Self>) {
         // A waker kept past its execution wakes nothing.
         if self.born.is_current() {
-            store_word(self.flag, 1, Order::Release, self.src);
+            store(self.flag, 1, Order::Release, self.src);
         }
     }
 }
@@ -56,7 +56,7 @@ pub fn block_on<F: Future>(f: F) -> F::Output {
         if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
             return v;
         }
-        while cas_word(flag.flag, 1, 0, Order::Acquire, Order::Relaxed, None, src).is_err() {
+        while cas(flag.flag, 1, 0, Order::Acquire, Order::Relaxed, None, src).is_err() {
             rt::spin_on("`block_on` (a pending future nobody wakes)");
         }
     }
@@ -93,21 +93,21 @@ impl AtomicWaker {
     pub fn register(&self, waker: Waker) {
         self.born.check("an AtomicWaker");
         let src = SourceLoc::caller();
-        if cas_word(self.lock, 0, 1, Order::Acquire, Order::Acquire, None, src).is_err() {
+        if cas(self.lock, 0, 1, Order::Acquire, Order::Acquire, None, src).is_err() {
             // A waker is being taken to be woken: wake this one too, as
             // loom does, once that wake is over (loom yields here instead;
             // under the optimal explorer a yield does not make the thread
             // wait, and a task that polls again at once would race the
             // wake for ever). The wait reads the unlock relaxed: no
             // synchronization.
-            while load_word(self.lock, Order::Relaxed, src) != 0 {
+            while load(self.lock, Order::Relaxed, src) != 0 {
                 rt::spin_on("an AtomicWaker being woken");
             }
             waker.wake();
             return;
         }
         *self.slot() = Some(waker);
-        store_word(self.lock, 0, Order::Release, src);
+        store(self.lock, 0, Order::Release, src);
     }
 
     /// Like [`register`](AtomicWaker::register), with a clone of `waker`.
@@ -129,7 +129,7 @@ impl AtomicWaker {
     pub fn take_waker(&self) -> Option<Waker> {
         self.born.check("an AtomicWaker");
         let src = SourceLoc::caller();
-        let _ = cas_word(
+        let _ = cas(
             self.lock,
             0,
             1,
@@ -139,7 +139,7 @@ impl AtomicWaker {
             src,
         );
         let w = self.slot().take();
-        store_word(self.lock, 0, Order::Release, src);
+        store(self.lock, 0, Order::Release, src);
         w
     }
 

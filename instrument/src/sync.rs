@@ -40,7 +40,7 @@ pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult};
 // Raw operations on the locations the primitives are built on.
 
 /// A load of `loc`.
-fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
+pub(crate) fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
     match rt::op_at(
         Op::Load {
             loc,
@@ -55,7 +55,7 @@ fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
 }
 
 /// A store to `loc`.
-fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
+pub(crate) fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
     rt::op_at(
         Op::Store {
             loc,
@@ -89,7 +89,7 @@ fn fetch(loc: Loc, op: RmwOp, order: Order, src: SourceLoc) -> Value {
 /// A strong compare-exchange of `loc` from `expected` to `new`: `Ok(old)` if it
 /// exchanged, `Err(current)` if not. With `await_`, the thread does not take
 /// the step until it can read a value the condition admits (a blocking lock).
-fn cas(
+pub(crate) fn cas(
     loc: Loc,
     expected: Value,
     new: Value,
@@ -118,32 +118,6 @@ fn cas(
         OpResult::Cas(v, false) => Err(v),
         r => unreachable!("compare-exchange answered {r:?}"),
     }
-}
-
-/// [`store`] for the crate's other blocking primitives.
-#[cfg_attr(not(feature = "futures"), allow(dead_code))]
-pub(crate) fn store_word(loc: Loc, value: Value, order: Order, src: SourceLoc) {
-    store(loc, value, order, src)
-}
-
-/// [`load`] for the crate's other blocking primitives.
-#[cfg_attr(not(feature = "futures"), allow(dead_code))]
-pub(crate) fn load_word(loc: Loc, order: Order, src: SourceLoc) -> Value {
-    load(loc, order, src)
-}
-
-/// [`cas`] for the crate's other blocking primitives.
-#[cfg_attr(not(feature = "futures"), allow(dead_code))]
-pub(crate) fn cas_word(
-    loc: Loc,
-    expected: Value,
-    new: Value,
-    success: Order,
-    failure: Order,
-    await_: Option<Await>,
-    src: SourceLoc,
-) -> Result<Value, Value> {
-    cas(loc, expected, new, success, failure, await_, src)
 }
 
 /// Value of an unlocked lock word.
