@@ -1,5 +1,5 @@
 //! Memory kinds and the device attributes that decide whether a
-//! system-scope atomic is really atomic (DESIGN.md 3.2).
+//! system-scope atomic is really atomic (docs/semantics.md §2).
 //!
 //! Seed 001 ("Atomicity") says, word for word:
 //!

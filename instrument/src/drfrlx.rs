@@ -15,7 +15,7 @@
 //! are in `harness/tests/drfrlx.rs`.)
 //!
 //! Loads and RMWs return [`Observed`] values: the checker learns that a
-//! value was used when the program calls [`Observed::get`] (DESIGN.md 3.3:
+//! value was used when the program calls [`Observed::get`] (docs/drfrlx.md:
 //! observability tracked at run time, not approximated by syntax).
 //!
 //! Under a quantum-equivalent run (installed by the harness with
