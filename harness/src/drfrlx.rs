@@ -29,7 +29,7 @@
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
 //! 3. The program under the weak model ([`Check::weak_model`]) mapped onto a
-//!    DRFrlx system ([`scopecheck_instrument::rt::set_drfrlx_system`]):
+//!    DRFrlx system ([`scopecheck_instrument::rt::DrfrlxSystem`]):
 //!    unpaired accesses as `SeqCst`, and every paired access between two
 //!    seq_cst fences, so that relaxed classes move across each other and
 //!    data but not across paired atomics: a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
@@ -498,7 +498,6 @@ impl Check {
         // Before the thread-local switches below, which an outer model uses.
         rt::check_not_nested("scopecheck::drfrlx");
         shim::set_site_classes(Vec::new());
-        rt::set_drfrlx_system(false);
         shim::take_tracked_sites();
         let budget = Budget::new(self.max_executions, self.max_duration);
         let mut report = DrfReport::default();
@@ -555,7 +554,7 @@ impl Check {
         }
 
         // 3. The weak model.
-        rt::set_drfrlx_system(true);
+        let system = rt::DrfrlxSystem::on();
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
         let mut names: HashMap<Loc, String> = HashMap::new();
         let mut config = self.config(self.weak_model);
@@ -569,7 +568,7 @@ impl Check {
                 weak_states.insert(state);
             }
         });
-        rt::set_drfrlx_system(false);
+        drop(system);
         budget.charge(&weak);
         report.weak_executions = weak.stats.complete;
         let mut weak_cut = false;
