@@ -191,6 +191,14 @@ pub struct DrfReport {
     pub failures: Vec<Failure>,
     /// Weak-model final memories no SC execution has.
     pub non_sc: Vec<NonScOutcome>,
+    /// Lines of acquire, release and acq_rel atomics. DRFrlx's paired
+    /// atomics are seq_cst and acquire/release is outside the model, so its
+    /// SC guarantee does not cover a program that uses them: such a program
+    /// is never reported legal. Their races are judged as paired atomics'
+    /// (a conflict with one is ordered only through an so1 chain), and the
+    /// weak-model run gives them their real semantics, so what they allow
+    /// beyond SC is listed in [`DrfReport::non_sc`], blamed on them.
+    pub outside: Vec<SourceLoc>,
     /// Class inference, per line.
     pub inferences: Vec<Inference>,
     /// Limits reached and other remarks.
@@ -204,9 +212,17 @@ pub struct DrfReport {
 impl DrfReport {
     /// No illegal race and no failure (non-SC outcomes follow from races,
     /// except a checker bug, which is a failure too), in a check no bound
-    /// cut short.
+    /// cut short, of a program inside DRFrlx (no acquire/release atomics:
+    /// [`DrfReport::outside`]).
     pub fn is_legal(&self) -> bool {
-        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty()
+        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty() && self.outside.is_empty()
+    }
+
+    /// The program uses acquire/release atomics, outside DRFrlx
+    /// ([`DrfReport::outside`]), and nothing illegal was found: neither
+    /// legal nor illegal.
+    pub fn is_outside(&self) -> bool {
+        !self.outside.is_empty() && !self.is_illegal()
     }
 
     /// Illegal races or failures were found (a cut-short check can prove
@@ -264,7 +280,8 @@ struct Judged {
     /// The locations each relaxed line accessed.
     site_locs: BTreeMap<SourceLoc, BTreeSet<Loc>>,
     quantum_sites: BTreeSet<SourceLoc>,
-    weak_paired: bool,
+    /// Lines of acquire, release and acq_rel atomics (outside DRFrlx).
+    acq_rel_sites: BTreeSet<SourceLoc>,
     internal: Vec<String>,
     incomplete: Vec<String>,
     /// Why the check's budget ran out during (or before) this exploration.
@@ -395,7 +412,9 @@ impl Check {
                             out.unclassified_sites.insert(e.src);
                         }
                     },
-                    Order::Acquire | Order::Release | Order::AcqRel => out.weak_paired = true,
+                    Order::Acquire | Order::Release | Order::AcqRel => {
+                        out.acq_rel_sites.insert(e.src);
+                    }
                     _ => {}
                 }
             }
@@ -594,12 +613,13 @@ impl Check {
             .map(|(r, _)| format!("{} between {} and {}", r.kind, r.first_src, r.second_src))
             .collect();
         blamed.extend(quantum_sites.iter().map(|s| format!("the quantum access at {s}")));
-        if judged.weak_paired {
-            blamed.push(
-                "acquire/release atomics, counted as paired although DRFrlx's paired atomics are seq_cst (its \
-                 SC guarantee does not cover them)"
-                    .into(),
-            );
+        if !judged.acq_rel_sites.is_empty() {
+            let lines: Vec<String> = judged.acq_rel_sites.iter().map(|s| s.to_string()).collect();
+            blamed.push(format!(
+                "the acquire/release atomics at {} (outside DRFrlx, whose paired atomics are seq_cst: its SC \
+                 guarantee does not cover them)",
+                lines.join(", ")
+            ));
         }
         for s in weak_states.difference(&judged.results) {
             let state = s
@@ -949,6 +969,7 @@ fn finish(report: &mut DrfReport, judged: &Judged, quantum: bool) {
         report.failures.push(internal(e));
     }
     report.incomplete.extend(judged.incomplete.iter().cloned());
+    report.outside = judged.acq_rel_sites.iter().copied().collect();
 }
 
 /// Why an exploration that no bound cut judged nothing: none of its

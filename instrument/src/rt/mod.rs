@@ -321,8 +321,9 @@ thread_local! {
 ///   DRF1 keeps unpaired atomics in program order with the other atomics of
 ///   their thread, and `SeqCst` is C11's nearest order that does so (seed
 ///   004, section 3.7: the theorem assumes a DRF1-compliant system);
-/// - every paired access (an atomic access stronger than relaxed that
-///   carries no DRFrlx class) is issued between two seq_cst fences. DRFrlx
+/// - every paired access (a seq_cst atomic access that carries no DRFrlx
+///   class; acquire and release ones are outside DRFrlx and run as they
+///   are) is issued between two seq_cst fences. DRFrlx
 ///   lets relaxed classes be reordered with each other and with data, but
 ///   not across paired atomics (sections 3.2-3.4: "reordering ... with
 ///   respect to other relaxed atomics"); C11's seq_cst accesses alone do not
@@ -364,9 +365,11 @@ fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
         Op::Rmw { success, .. } => success,
         _ => return false,
     };
-    !matches!(order, Order::Relaxed | Order::NonAtomic)
-        && drfrlx_system()
-        && with_shared(|s| s.engine.next_class(t).is_none())
+    // Only seq_cst ones: DRFrlx's paired atomics are SC atomics. Acquire
+    // and release atomics are outside the model and keep their own
+    // semantics here, so that what they allow beyond SC shows up (and is
+    // blamed on them, not certified away by the fences).
+    order == Order::SeqCst && drfrlx_system() && with_shared(|s| s.engine.next_class(t).is_none())
 }
 
 /// Whether the calling code runs inside `scopecheck::model`.
