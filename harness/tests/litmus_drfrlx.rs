@@ -189,7 +189,7 @@ fn acquire_release_store_buffering_is_outside_with_its_non_sc_outcome() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(4), "{stdout}");
-    assert!(stdout.contains("Test sb-relacq: DRFrlx outside"), "{stdout}");
+    assert!(stdout.contains("sb-relacq.litmus: DRFrlx outside"), "{stdout}");
     assert!(
         stdout.contains("1 test(s): 0 legal, 0 illegal, 1 outside DRFrlx, 0 error(s)"),
         "{stdout}"
