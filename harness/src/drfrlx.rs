@@ -29,7 +29,7 @@
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
 //! 3. The program under the weak model ([`Check::weak_model`]) mapped onto a
-//!    DRFrlx system ([`scopecheck_instrument::rt::set_drfrlx_system`]):
+//!    DRFrlx system ([`scopecheck_instrument::rt::DrfrlxSystem`]):
 //!    unpaired accesses as `SeqCst`, and every paired access between two
 //!    seq_cst fences, so that relaxed classes move across each other and
 //!    data but not across paired atomics: a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
@@ -191,6 +191,14 @@ pub struct DrfReport {
     pub failures: Vec<Failure>,
     /// Weak-model final memories no SC execution has.
     pub non_sc: Vec<NonScOutcome>,
+    /// Lines of acquire, release and acq_rel atomics. DRFrlx's paired
+    /// atomics are seq_cst and acquire/release is outside the model, so its
+    /// SC guarantee does not cover a program that uses them: such a program
+    /// is never reported legal. Their races are judged as paired atomics'
+    /// (a conflict with one is ordered only through an so1 chain), and the
+    /// weak-model run gives them their real semantics, so what they allow
+    /// beyond SC is listed in [`DrfReport::non_sc`], blamed on them.
+    pub outside: Vec<SourceLoc>,
     /// Class inference, per line.
     pub inferences: Vec<Inference>,
     /// Limits reached and other remarks.
@@ -204,9 +212,17 @@ pub struct DrfReport {
 impl DrfReport {
     /// No illegal race and no failure (non-SC outcomes follow from races,
     /// except a checker bug, which is a failure too), in a check no bound
-    /// cut short.
+    /// cut short, of a program inside DRFrlx (no acquire/release atomics:
+    /// [`DrfReport::outside`]).
     pub fn is_legal(&self) -> bool {
-        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty()
+        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty() && self.outside.is_empty()
+    }
+
+    /// The program uses acquire/release atomics, outside DRFrlx
+    /// ([`DrfReport::outside`]), and nothing illegal was found: neither
+    /// legal nor illegal.
+    pub fn is_outside(&self) -> bool {
+        !self.outside.is_empty() && !self.is_illegal()
     }
 
     /// Illegal races or failures were found (a cut-short check can prove
@@ -264,7 +280,8 @@ struct Judged {
     /// The locations each relaxed line accessed.
     site_locs: BTreeMap<SourceLoc, BTreeSet<Loc>>,
     quantum_sites: BTreeSet<SourceLoc>,
-    weak_paired: bool,
+    /// Lines of acquire, release and acq_rel atomics (outside DRFrlx).
+    acq_rel_sites: BTreeSet<SourceLoc>,
     internal: Vec<String>,
     incomplete: Vec<String>,
     /// Why the check's budget ran out during (or before) this exploration.
@@ -395,7 +412,9 @@ impl Check {
                             out.unclassified_sites.insert(e.src);
                         }
                     },
-                    Order::Acquire | Order::Release | Order::AcqRel => out.weak_paired = true,
+                    Order::Acquire | Order::Release | Order::AcqRel => {
+                        out.acq_rel_sites.insert(e.src);
+                    }
                     _ => {}
                 }
             }
@@ -498,7 +517,6 @@ impl Check {
         // Before the thread-local switches below, which an outer model uses.
         rt::check_not_nested("scopecheck::drfrlx");
         shim::set_site_classes(Vec::new());
-        rt::set_drfrlx_system(false);
         shim::take_tracked_sites();
         let budget = Budget::new(self.max_executions, self.max_duration);
         let mut report = DrfReport::default();
@@ -555,7 +573,7 @@ impl Check {
         }
 
         // 3. The weak model.
-        rt::set_drfrlx_system(true);
+        let system = rt::DrfrlxSystem::on();
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
         let mut names: HashMap<Loc, String> = HashMap::new();
         let mut config = self.config(self.weak_model);
@@ -569,7 +587,7 @@ impl Check {
                 weak_states.insert(state);
             }
         });
-        rt::set_drfrlx_system(false);
+        drop(system);
         budget.charge(&weak);
         report.weak_executions = weak.stats.complete;
         let mut weak_cut = false;
@@ -595,12 +613,13 @@ impl Check {
             .map(|(r, _)| format!("{} between {} and {}", r.kind, r.first_src, r.second_src))
             .collect();
         blamed.extend(quantum_sites.iter().map(|s| format!("the quantum access at {s}")));
-        if judged.weak_paired {
-            blamed.push(
-                "acquire/release atomics, counted as paired although DRFrlx's paired atomics are seq_cst (its \
-                 SC guarantee does not cover them)"
-                    .into(),
-            );
+        if !judged.acq_rel_sites.is_empty() {
+            let lines: Vec<String> = judged.acq_rel_sites.iter().map(|s| s.to_string()).collect();
+            blamed.push(format!(
+                "the acquire/release atomics at {} (outside DRFrlx, whose paired atomics are seq_cst: its SC \
+                 guarantee does not cover them)",
+                lines.join(", ")
+            ));
         }
         for s in weak_states.difference(&judged.results) {
             let state = s
@@ -950,6 +969,7 @@ fn finish(report: &mut DrfReport, judged: &Judged, quantum: bool) {
         report.failures.push(internal(e));
     }
     report.incomplete.extend(judged.incomplete.iter().cloned());
+    report.outside = judged.acq_rel_sites.iter().copied().collect();
 }
 
 /// Why an exploration that no bound cut judged nothing: none of its

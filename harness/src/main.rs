@@ -108,7 +108,7 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         ..Check::new()
     };
     let mut out = Out::new();
-    let (mut legal, mut illegal, mut incomplete, mut errors) = (0, 0, 0, walk_errors.len());
+    let (mut legal, mut illegal, mut incomplete, mut outside, mut errors) = (0, 0, 0, 0, walk_errors.len());
     for e in &walk_errors {
         eprint_line(e);
     }
@@ -139,6 +139,9 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
                 } else if r.is_legal() {
                     legal += 1;
                     "legal"
+                } else if r.is_outside() && r.is_complete() {
+                    outside += 1;
+                    "outside (acquire/release atomics: not covered by the SC guarantee)"
                 } else {
                     incomplete += 1;
                     "incomplete (not known to be legal)"
@@ -153,8 +156,13 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         }
     }
     out.write(&format!(
-        "{} test(s): {legal} legal, {illegal} illegal, {}{errors} error(s)\n",
+        "{} test(s): {legal} legal, {illegal} illegal, {}{}{errors} error(s)\n",
         files.len(),
+        if outside > 0 {
+            format!("{outside} outside DRFrlx, ")
+        } else {
+            String::new()
+        },
         if incomplete > 0 {
             format!("{incomplete} incomplete, ")
         } else {
@@ -170,6 +178,8 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         ExitCode::from(1)
     } else if incomplete > 0 {
         ExitCode::from(3)
+    } else if outside > 0 {
+        ExitCode::from(4)
     } else {
         ExitCode::SUCCESS
     }

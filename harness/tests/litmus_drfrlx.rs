@@ -155,3 +155,43 @@ fn the_command_judges_a_folder_and_keeps_going_past_errors() {
         "{stdout}"
     );
 }
+
+/// Store buffering with release stores and acquire loads: outside DRFrlx
+/// (its paired atomics are seq_cst), with the rc11 outcome r0 = r1 = 0 as a
+/// non-SC outcome; the command says "outside" and exits with status 4.
+#[test]
+fn acquire_release_store_buffering_is_outside_with_its_non_sc_outcome() {
+    let src = "C sb-relacq\n{}\n\
+               P0 (atomic_int* x, atomic_int* y, atomic_int* r0) {\n\
+               \x20 atomic_store_explicit(x, 1, memory_order_release);\n\
+               \x20 int a = atomic_load_explicit(y, memory_order_acquire);\n\
+               \x20 atomic_store_explicit(r0, a, memory_order_seq_cst);\n}\n\
+               P1 (atomic_int* x, atomic_int* y, atomic_int* r1) {\n\
+               \x20 atomic_store_explicit(y, 1, memory_order_release);\n\
+               \x20 int b = atomic_load_explicit(x, memory_order_acquire);\n\
+               \x20 atomic_store_explicit(r1, b, memory_order_seq_cst);\n}\n\
+               exists (r0 == 0 /\\ r1 == 0)\n";
+    let r = check_drfrlx_source("sb-relacq.litmus", src, &Check::new(), 2).unwrap();
+    assert!(r.is_outside() && !r.is_legal() && !r.is_illegal(), "{r}");
+    assert_eq!(
+        r.outside.iter().map(|s| s.line).collect::<Vec<_>>(),
+        vec![4, 5, 9, 10],
+        "{r}"
+    );
+    assert_eq!(non_sc_values(&r, "r0"), vec![0], "{r}");
+    assert_eq!(non_sc_values(&r, "r1"), vec![0], "{r}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sb-relacq.litmus");
+    std::fs::write(&file, src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_scopecheck"))
+        .args(["drfrlx", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{stdout}");
+    assert!(stdout.contains("sb-relacq.litmus: DRFrlx outside"), "{stdout}");
+    assert!(
+        stdout.contains("1 test(s): 0 legal, 0 illegal, 1 outside DRFrlx, 0 error(s)"),
+        "{stdout}"
+    );
+}

@@ -15,7 +15,7 @@
 //! are in `harness/tests/drfrlx.rs`.)
 //!
 //! Loads and RMWs return [`Observed`] values: the checker learns that a
-//! value was used when the program calls [`Observed::get`] (DESIGN.md 3.3:
+//! value was used when the program calls [`Observed::get`] (docs/drfrlx.md:
 //! observability tracked at run time, not approximated by syntax).
 //!
 //! Under a quantum-equivalent run (installed by the harness with
@@ -336,7 +336,7 @@ pub fn class_at(site: SourceLoc, class: Option<Class>) -> Option<Class> {
 
 /// The order a relaxed access of `class` runs with: relaxed, except unpaired
 /// accesses while the run maps the program onto a DRFrlx system
-/// ([`rt::set_drfrlx_system`]), where they are `SeqCst`.
+/// ([`rt::DrfrlxSystem`]), where they are `SeqCst`.
 pub fn relaxed_order(class: Option<Class>) -> Order {
     match class {
         Some(Class::Unpaired) if rt::drfrlx_system() => Order::SeqCst,
