@@ -56,6 +56,10 @@ struct DrfrlxArgs {
     /// Extra values every quantum location's domain holds (comma-separated).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     quantum_values: Vec<i64>,
+    /// Leave the type's smallest and largest values out of the quantum
+    /// domains (the report lists the values tried either way).
+    #[arg(long)]
+    no_quantum_boundaries: bool,
     /// Iterations a `while` loop may run; executions needing more are discarded.
     #[arg(long, default_value_t = 2)]
     unroll: u32,
@@ -103,6 +107,7 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         infer: args.infer,
         weak_model: args.weak_model,
         quantum_values: args.quantum_values.iter().map(|&v| v as u64).collect(),
+        quantum_boundaries: !args.no_quantum_boundaries,
         max_executions: args.max_executions,
         max_duration: args.timeout,
         ..Check::new()

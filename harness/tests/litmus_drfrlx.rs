@@ -75,8 +75,14 @@ fn quantum_split_counter_is_legal_on_its_quantum_equivalent_program() {
     assert!(r.is_legal(), "{r}");
     assert_eq!(r.sc_executions, 4, "{r}");
     // Six quantum choices (each counter's load and store, the reader's two
-    // loads), each from its location's domain {0, 1}: 2^6 combinations.
-    assert_eq!((r.quantum_programs, r.quantum_executions), (64, 256), "{r}");
+    // loads), each from its location's domain {0, 1} plus the boundaries of
+    // the litmus type (i64::MIN, i64::MAX): 4^6 combinations, 4 SC
+    // executions each.
+    assert_eq!((r.quantum_programs, r.quantum_executions), (4096, 16384), "{r}");
+    assert_eq!(r.quantum_domains.len(), 2, "{r}");
+    for (_, values) in &r.quantum_domains {
+        assert_eq!(values, &vec![0, 1, i64::MAX as u64, i64::MIN as u64], "{r}");
+    }
 }
 
 #[test]
@@ -90,7 +96,7 @@ fn quantum_domains_hold_the_initial_value_with_inference_off_too() {
     };
     let r = check_drfrlx_file(&corpus("split-counter.litmus"), &check, 2).expect("a report");
     assert!(r.is_legal(), "{r}");
-    assert_eq!((r.quantum_programs, r.quantum_executions), (64, 256), "{r}");
+    assert_eq!((r.quantum_programs, r.quantum_executions), (4096, 16384), "{r}");
 }
 
 #[test]
