@@ -24,7 +24,8 @@
 //! 2. If it has quantum accesses, the quantum-equivalent program: quantum
 //!    loads return, and quantum stores write, values chosen from each
 //!    location's domain (its initial value, every value the program wrote
-//!    to it in step 1, and [`Check::quantum_values`]); every combination of
+//!    to it in step 1, [`Check::quantum_values`], and the accessed type's
+//!    smallest and largest values); every combination of
 //!    choices is explored, each under `sc`. Its executions replace step 1's
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
@@ -77,6 +78,10 @@ pub struct Check {
     pub weak_model: MemoryModel,
     /// Extra values every quantum location's domain holds.
     pub quantum_values: Vec<Value>,
+    /// Whether every quantum domain also holds the smallest and largest
+    /// value of the accessed type (default on; see
+    /// [`scopecheck_instrument::drfrlx::boundary_values`]).
+    pub quantum_boundaries: bool,
     /// Which atomics class inference judges.
     pub infer: Infer,
     /// Run at most this many quantum choice combinations (the report is
@@ -199,6 +204,11 @@ pub struct DrfReport {
     /// weak-model run gives them their real semantics, so what they allow
     /// beyond SC is listed in [`DrfReport::non_sc`], blamed on them.
     pub outside: Vec<SourceLoc>,
+    /// Each quantum location (by name) with the values its quantum accesses
+    /// were offered: the initial value, what the program wrote there in the
+    /// SC runs, [`Check::quantum_values`] and the type's boundary values. A
+    /// quantum value may be any value of its type; the verdict covers these.
+    pub quantum_domains: Vec<(String, Vec<Value>)>,
     /// Class inference, per line.
     pub inferences: Vec<Inference>,
     /// Limits reached and other remarks.
@@ -282,6 +292,8 @@ struct Judged {
     quantum_sites: BTreeSet<SourceLoc>,
     /// Lines of acquire, release and acq_rel atomics (outside DRFrlx).
     acq_rel_sites: BTreeSet<SourceLoc>,
+    /// The values quantum accesses of each location were offered.
+    offered: BTreeMap<Loc, BTreeSet<Value>>,
     internal: Vec<String>,
     incomplete: Vec<String>,
     /// Why the check's budget ran out during (or before) this exploration.
@@ -319,6 +331,7 @@ impl Check {
         Check {
             weak_model: MemoryModel::Rc11,
             quantum_values: Vec::new(),
+            quantum_boundaries: true,
             infer: Infer::Unclassified,
             max_quantum_programs: 20_000,
             max_executions: None,
@@ -485,9 +498,13 @@ impl Check {
             shim::install_quantum(QuantumPlan {
                 domains: domains.clone(),
                 script: script.clone(),
+                boundaries: self.quantum_boundaries,
             });
             self.judge_once(f, classes, keep, &mut out, budget);
             let log = shim::take_quantum_log();
+            for (loc, vals) in &log.offered {
+                out.offered.entry(*loc).or_default().extend(vals.iter().copied());
+            }
             if out.cut.is_some() {
                 // This combination was cut: its children are unknown.
                 out.combos_left = combos.known_left();
@@ -607,6 +624,14 @@ impl Check {
                     .push(format!("the {} exploration {why}", self.weak_model.name())),
             }
         }
+        report.quantum_domains = judged
+            .offered
+            .iter()
+            .map(|(l, vals)| {
+                let name = names.get(l).cloned().unwrap_or_else(|| l.to_string());
+                (name, vals.iter().copied().collect())
+            })
+            .collect();
         let mut blamed: Vec<String> = judged
             .races
             .iter()
@@ -970,6 +995,14 @@ fn finish(report: &mut DrfReport, judged: &Judged, quantum: bool) {
     }
     report.incomplete.extend(judged.incomplete.iter().cloned());
     report.outside = judged.acq_rel_sites.iter().copied().collect();
+    if report.quantum_domains.is_empty() {
+        // A check cut before the weak-model run named no locations.
+        report.quantum_domains = judged
+            .offered
+            .iter()
+            .map(|(l, vals)| (l.to_string(), vals.iter().copied().collect()))
+            .collect();
+    }
 }
 
 /// Why an exploration that no bound cut judged nothing: none of its
