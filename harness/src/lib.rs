@@ -58,7 +58,7 @@ pub mod future {
     pub use scopecheck_instrument::future::*;
 }
 
-/// Memory scopes and thread placement (DESIGN.md 3.1): the groups of threads
+/// Memory scopes and thread placement (docs/semantics.md §1): the groups of threads
 /// a scoped operation is atomic and synchronizing for.
 ///
 /// | `Scope` | CUDA | SYCL / OpenCL | PTX | Vulkan |
