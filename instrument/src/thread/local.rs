@@ -124,13 +124,11 @@ impl<T: 'static> fmt::Debug for LocalKey<T> {
 /// values belong to model threads.
 ///
 /// ```
-/// scopecheck::thread_local! {
+/// // (Through the `scopecheck` crate: `scopecheck::thread_local!`.)
+/// scopecheck_instrument::thread_local! {
 ///     static COUNT: std::cell::Cell<u32> = std::cell::Cell::new(0);
+///     pub static NAME: String = const { String::new() };
 /// }
-/// scopecheck::model(|| {
-///     COUNT.with(|c| c.set(c.get() + 1));
-///     assert_eq!(COUNT.with(|c| c.get()), 1);
-/// });
 /// ```
 #[macro_export]
 macro_rules! thread_local {
