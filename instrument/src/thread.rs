@@ -123,6 +123,7 @@ where
     spawn_named(f, None, placement, SourceLoc::caller())
 }
 
+#[track_caller]
 fn spawn_named<F, T>(f: F, name: Option<Arc<str>>, placement: Placement, src: SourceLoc) -> JoinHandle<T>
 where
     F: FnOnce() -> T + 'static,
