@@ -1164,6 +1164,9 @@ impl Engine {
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
         }
+        if let Some(loc) = op.loc().filter(|l| l.is_park_token()) {
+            self.graph.ensure_park_token(loc);
+        }
         match *op {
             Op::Load { loc, order, .. } => {
                 self.check_loc(t, loc, src, true)?;

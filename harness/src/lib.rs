@@ -46,7 +46,17 @@ pub mod sync {
     pub use scopecheck_instrument::atomic_ref;
 }
 
-pub use scopecheck_instrument::{cell, gpu, hint, thread};
+/// `thread_local!` for model threads (loom's macro; `lazy_static!` comes with
+/// its module above).
+pub use scopecheck_instrument::thread_local;
+pub use scopecheck_instrument::{cell, gpu, hint, lazy_static, thread};
+
+/// loom's `future` module: [`block_on`](future::block_on) and
+/// [`AtomicWaker`](future::AtomicWaker) (feature `futures`).
+#[cfg(feature = "futures")]
+pub mod future {
+    pub use scopecheck_instrument::future::*;
+}
 
 /// Memory scopes and thread placement (docs/semantics.md §1): the groups of threads
 /// a scoped operation is atomic and synchronizing for.

@@ -372,6 +372,22 @@ fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
     order == Order::SeqCst && drfrlx_system() && with_shared(|s| s.engine.next_class(t).is_none())
 }
 
+/// Whether every thread of the execution but the calling one has finished
+/// (and none is spawned and waiting to start).
+pub(crate) fn others_finished() -> bool {
+    let Some(me) = CURRENT.with(|c| c.get()) else {
+        return false;
+    };
+    with_shared(|s| {
+        s.spawned.is_empty()
+            && s.unstarted == 0
+            && s.status
+                .iter()
+                .enumerate()
+                .all(|(t, st)| t == me as usize || matches!(st, ThreadStatus::Gone))
+    })
+}
+
 /// Whether the calling code runs inside `scopecheck::model`.
 pub fn in_model() -> bool {
     CURRENT.with(|c| c.get().is_some())
@@ -1004,7 +1020,12 @@ fn new_coroutine(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, body: B
             ys[t as usize] = y as *const _;
         });
         CURRENT.with(|c| c.set(Some(t)));
-        let r = std::panic::catch_unwind(AssertUnwindSafe(body));
+        let r = std::panic::catch_unwind(AssertUnwindSafe(move || {
+            body();
+            // The thread's `thread_local!` values (and the last thread's
+            // lazy statics) are dropped while it is still a model thread.
+            crate::thread::registry::thread_exit(t);
+        }));
         match r {
             Ok(()) => match finish_thread(t, SourceLoc::caller()) {
                 Ok(()) => Exit::Finished,
