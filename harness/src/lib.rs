@@ -24,10 +24,12 @@
 
 pub mod drfrlx;
 pub mod litmus;
+mod loom_compat;
 pub mod model;
 mod progress_line;
 pub mod report;
 
+pub use loom_compat::{explore, skip_branch, stop_exploring, MAX_THREADS};
 pub use model::{model, Builder, Strategy};
 pub use report::Report;
 pub use scopecheck_checker::progress::{HangInfo, Progress};
@@ -46,7 +48,7 @@ pub mod sync {
     pub use scopecheck_instrument::atomic_ref;
 }
 
-pub use scopecheck_instrument::{cell, gpu, hint, thread};
+pub use scopecheck_instrument::{alloc, cell, gpu, hint, thread};
 
 /// Memory scopes and thread placement (DESIGN.md 3.1): the groups of threads
 /// a scoped operation is atomic and synchronizing for.
