@@ -194,3 +194,16 @@ fn outside_a_model_the_functions_are_std_s() {
     let a = Arc::new(1);
     assert_eq!(*a, 1);
 }
+
+/// An `Arc` kept past its execution (stashed outside the model) is still
+/// alive when the execution ends: a leak, as loom reports it.
+#[test]
+fn an_arc_stashed_outside_the_model_is_a_leak() {
+    let stash = std::cell::RefCell::new(Vec::new());
+    let r = explore(|| {
+        let a = Arc::new(1u8);
+        stash.borrow_mut().push(a);
+    });
+    leaked(&r, "Arc", line!() - 3);
+    assert_eq!((r.executions(), r.failed()), (0, 1), "{r}");
+}
