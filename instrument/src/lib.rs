@@ -6,6 +6,8 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
+mod arc;
 pub mod atomic;
 pub mod atomic_ref;
 pub mod cell;

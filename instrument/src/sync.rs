@@ -34,7 +34,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult};
+pub use crate::arc::Arc;
+pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 // ---------------------------------------------------------------------------
 // Raw operations on the locations the primitives are built on.
