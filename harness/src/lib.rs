@@ -54,8 +54,9 @@ pub use scopecheck_instrument::thread_local;
 pub use scopecheck_instrument::{alloc, cell, gpu, hint, lazy_static, thread};
 
 /// loom's `future` module: [`block_on`](future::block_on) and
-/// [`AtomicWaker`](future::AtomicWaker) (feature `futures`).
-#[cfg(feature = "futures")]
+/// [`AtomicWaker`](future::AtomicWaker), always compiled (it needs no
+/// dependency); the `futures` feature exists so that a crate enabling
+/// loom's feature of that name builds.
 pub mod future {
     pub use scopecheck_instrument::future::*;
 }

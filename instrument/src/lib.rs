@@ -12,7 +12,6 @@ pub mod atomic;
 pub mod atomic_ref;
 pub mod cell;
 pub mod drfrlx;
-#[cfg(feature = "futures")]
 pub mod future;
 pub mod gpu;
 mod gpu_alloc;
