@@ -204,6 +204,29 @@ impl ExecutionGraph {
         }
     }
 
+    /// Whether `loc` holds addresses (values of a pointer type, which
+    /// differ from one execution to the next: docs/heap-addresses.md).
+    pub fn holds_addresses(&self, loc: Loc) -> bool {
+        self.locs.get(loc).is_some_and(|d| {
+            matches!(
+                self.event(d.alloc).kind,
+                EventKind::Alloc { addresses: true, .. }
+            )
+        })
+    }
+
+    /// Gives `loc`'s initial value (its allocation event's too) the value
+    /// `v`: a replayed location that holds addresses takes the running
+    /// execution's (docs/heap-addresses.md).
+    pub fn set_init(&mut self, loc: Loc, v: Value) {
+        let d = self.locs.get_mut(loc).expect("loc");
+        d.init = v;
+        let alloc = d.alloc;
+        if let EventKind::Alloc { init, .. } = &mut self.event_mut(alloc).kind {
+            *init = v;
+        }
+    }
+
     /// Position of `w` in the mo of `loc`: 0 for the initial write, i + 1 for `mo[i]`.
     pub fn mo_position(&self, loc: Loc, w: EventId) -> usize {
         if w.is_init() {
@@ -384,6 +407,7 @@ impl ExecutionGraph {
                 init,
                 kind: kind_of,
                 space,
+                ..
             } => {
                 self.locs.insert(*loc, *init, *kind_of, id, *space);
             }
@@ -704,12 +728,34 @@ impl ExecutionGraph {
 
     /// Everything the graph holds, as text (spare allocations left out):
     /// debug builds compare graphs built two ways with it.
+    /// The values of locations of addresses are left out: they are the
+    /// values of whichever execution last ran the event, and move between
+    /// executions (docs/heap-addresses.md).
     #[cfg(debug_assertions)]
     pub(crate) fn fingerprint(&self) -> String {
-        let locs: Vec<String> = self.locs.iter().map(|(_, d)| d.fingerprint()).collect();
+        let mut g = self.clone();
+        let addresses: Vec<Loc> = g.locs.iter().map(|(l, _)| *l).filter(|&l| self.holds_addresses(l)).collect();
+        for &l in &addresses {
+            g.set_init(l, 0);
+        }
+        for th in g.threads.iter_mut().flatten() {
+            for e in th.events.iter_mut() {
+                match &mut e.kind {
+                    EventKind::Read(r) if addresses.contains(&r.loc) => {
+                        r.value = 0;
+                        if let Some((RmwOp::Cas { expected, new, .. }, ..)) = &mut r.rmw {
+                            (*expected, *new) = (0, 0);
+                        }
+                    }
+                    EventKind::Write(w) if addresses.contains(&w.loc) => w.value = 0,
+                    _ => {}
+                }
+            }
+        }
+        let locs: Vec<String> = g.locs.iter().map(|(_, d)| d.fingerprint()).collect();
         format!(
             "{:?} {:?} {} {} {:?} {:?} {}",
-            self.threads, locs, self.next_stamp, self.sc_events, self.placements, self.arena, self.porf_skipped
+            g.threads, locs, g.next_stamp, g.sc_events, g.placements, g.arena, g.porf_skipped
         )
     }
 
