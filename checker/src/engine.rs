@@ -415,6 +415,7 @@ impl Engine {
         self.strategy.progress()
     }
 
+    #[inline]
     fn rt(&mut self, t: ThreadId) -> &mut ThreadRt {
         let i = t as usize;
         if self.threads.len() <= i {
@@ -572,7 +573,15 @@ impl Engine {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             let ev = self.graph.event(id).kind.clone();
             let res = match (op, &ev) {
-                (Op::Alloc { init, kind, .. }, EventKind::Alloc { loc, init: kept, kind: k2, .. }) if kind == k2 => {
+                (
+                    Op::Alloc { init, kind, .. },
+                    EventKind::Alloc {
+                        loc,
+                        init: kept,
+                        kind: k2,
+                        ..
+                    },
+                ) if kind == k2 => {
                     if init != kept {
                         self.replay_init(t, *loc, *init, src)?;
                     }
@@ -1290,9 +1299,12 @@ impl Engine {
             (Op::Load { loc, .. }, EventKind::Read(r)) if r.loc == *loc && r.rmw.is_none() => {
                 // The value its write holds in this execution (an address
                 // may have moved since the read was recorded).
-                let v = self.graph.write_value(r.loc, r.rf);
-                if v != r.value {
-                    self.replay_read(t, id, r, None, src)?;
+                let mut v = r.value;
+                if self.graph.may_hold_addresses() {
+                    v = self.graph.write_value(r.loc, r.rf);
+                    if v != r.value {
+                        self.replay_read(t, id, r, None, src)?;
+                    }
                 }
                 self.note_read(t, r.loc, r.rf);
                 OpResult::Value(v)
@@ -1323,7 +1335,9 @@ impl Engine {
             ) if r.loc == *loc && r.rmw.is_some() => {
                 // Decided again on this execution's values (and operands):
                 // it must write exactly when the kept graph says it did.
-                let r = &if r.value != self.graph.write_value(r.loc, r.rf) || r.rmw.is_some_and(|m| m.0 != *rop) {
+                let r = &if self.graph.may_hold_addresses()
+                    && (r.value != self.graph.write_value(r.loc, r.rf) || r.rmw.is_some_and(|m| m.0 != *rop))
+                {
                     self.replay_read(t, id, r, Some(*rop), src)?
                 } else {
                     *r

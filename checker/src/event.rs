@@ -662,6 +662,7 @@ pub struct ReadEvent {
 
 impl ReadEvent {
     /// Whether this read is followed by the write part of an RMW.
+    #[inline]
     pub fn is_exclusive(&self) -> bool {
         match self.rmw {
             Some((op, ty, _, _)) => !self.spurious && op.apply(ty, self.value).is_some(),

@@ -61,8 +61,14 @@ impl Treiber {
     }
 
     fn push(&self, value: usize) {
-        let _ballast = ballast(|| TNode { value: 0, next: null_mut() });
-        let n = Box::into_raw(Box::new(TNode { value, next: null_mut() }));
+        let _ballast = ballast(|| TNode {
+            value: 0,
+            next: null_mut(),
+        });
+        let n = Box::into_raw(Box::new(TNode {
+            value,
+            next: null_mut(),
+        }));
         loop {
             let h = self.head.load(Acquire);
             // SAFETY: `n` is not published yet: this thread owns it.
@@ -198,8 +204,7 @@ fn treiber_stack_on_heap_nodes_explores_what_its_arena_twin_does() {
     assert_eq!(o, o2);
     assert_eq!(r.executions(), r2.executions());
     assert_eq!(r.executions(), TREIBER, "{r}");
-    let want: BTreeSet<(Option<usize>, Vec<usize>)> =
-        [(Some(2), vec![1]), (Some(1), vec![2])].into_iter().collect();
+    let want: BTreeSet<(Option<usize>, Vec<usize>)> = [(Some(2), vec![1]), (Some(1), vec![2])].into_iter().collect();
     assert_eq!(o, want);
 }
 
@@ -212,7 +217,6 @@ fn treiber_stack_on_heap_nodes_agrees_with_the_reference_enumerator() {
     assert_eq!(o, o2);
     assert_eq!(r.executions(), r2.executions());
 }
-
 
 // ------------------------------------------------------- Michael-Scott queue
 
@@ -417,8 +421,7 @@ fn michael_scott_queue_on_heap_nodes_explores_what_its_arena_twin_does() {
     assert_eq!(o, o2);
     assert_eq!(r.executions(), r2.executions());
     assert_eq!(r.executions(), MS_QUEUE, "{r}");
-    let want: BTreeSet<(Option<usize>, Vec<usize>)> =
-        [(Some(1), vec![2]), (Some(2), vec![1])].into_iter().collect();
+    let want: BTreeSet<(Option<usize>, Vec<usize>)> = [(Some(1), vec![2]), (Some(2), vec![1])].into_iter().collect();
     assert_eq!(o, want);
 }
 
@@ -496,7 +499,10 @@ fn addresses_that_differ_between_executions_are_the_running_executions() {
                 thread::spawn(move || {
                     let mine = moving_node(&s, v, run + v);
                     let cur = head.load(Acquire);
-                    assert!(s.now.lock().unwrap().contains(&(cur as usize)), "an address of another execution");
+                    assert!(
+                        s.now.lock().unwrap().contains(&(cur as usize)),
+                        "an address of another execution"
+                    );
                     // SAFETY: nodes live until the end of the execution.
                     let saw = unsafe { *cur };
                     match head.compare_exchange(cur, mine, AcqRel, Acquire) {

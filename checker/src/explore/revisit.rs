@@ -159,10 +159,12 @@ impl Revisit {
             (g.event(w).stamp, None)
         };
         let succeeds = match g.event(r).as_read() {
-            Some(rd) if tentative && g.holds_addresses(rd.loc) => rd.rmw.map(|(op, ty, ..)| {
-                let value = g.event(w).as_write().expect("revisiting write").value;
-                op.apply(ty, value).is_some()
-            }),
+            Some(rd) if tentative && g.may_hold_addresses() && g.holds_addresses(rd.loc) => {
+                rd.rmw.map(|(op, ty, ..)| {
+                    let value = g.event(w).as_write().expect("revisiting write").value;
+                    op.apply(ty, value).is_some()
+                })
+            }
             _ => None,
         };
         #[cfg(not(debug_assertions))]

@@ -58,6 +58,11 @@ pub struct ExecutionGraph {
     /// Whether new events leave porf out of their views (a strategy that
     /// never asks porf: the joins are a twentieth of a random walk).
     porf_skipped: bool,
+    /// Whether a location of addresses was ever allocated in the graph
+    /// since it was last cleared (kept when the location goes: only a
+    /// hint). Without one, every value is the same in every execution
+    /// (the engine checks it), and replay need not refresh any.
+    addresses: bool,
 }
 
 /// Emptied event vectors (not part of the graph's content: a clone starts
@@ -98,6 +103,15 @@ impl ExecutionGraph {
         self.sc_events = 0;
         self.placements.clear();
         self.arena.truncate(1);
+        self.addresses = false;
+    }
+
+    /// Whether the graph may hold values of a location of addresses
+    /// (docs/heap-addresses.md): only then can a kept value be another
+    /// execution's.
+    #[inline]
+    pub fn may_hold_addresses(&self) -> bool {
+        self.addresses
     }
 
     /// Whether the graph's events keep their porf views. Only an empty
@@ -207,12 +221,9 @@ impl ExecutionGraph {
     /// Whether `loc` holds addresses (values of a pointer type, which
     /// differ from one execution to the next: docs/heap-addresses.md).
     pub fn holds_addresses(&self, loc: Loc) -> bool {
-        self.locs.get(loc).is_some_and(|d| {
-            matches!(
-                self.event(d.alloc).kind,
-                EventKind::Alloc { addresses: true, .. }
-            )
-        })
+        self.locs
+            .get(loc)
+            .is_some_and(|d| matches!(self.event(d.alloc).kind, EventKind::Alloc { addresses: true, .. }))
     }
 
     /// Gives `loc`'s initial value (its allocation event's too) the value
@@ -407,9 +418,10 @@ impl ExecutionGraph {
                 init,
                 kind: kind_of,
                 space,
-                ..
+                addresses,
             } => {
                 self.locs.insert(*loc, *init, *kind_of, id, *space);
+                self.addresses |= *addresses;
             }
             EventKind::Read(r) => {
                 let d = self.locs.get_mut(r.loc).expect("loc");
@@ -681,6 +693,7 @@ impl ExecutionGraph {
             spare: Spare::default(),
             arena: Arena::default(),
             porf_skipped: self.porf_skipped,
+            addresses: self.addresses,
         };
         g.arena = self.arena.prefix(g.arena_needed());
         let live = |e: &EventId| view.contains(*e);
@@ -734,7 +747,12 @@ impl ExecutionGraph {
     #[cfg(debug_assertions)]
     pub(crate) fn fingerprint(&self) -> String {
         let mut g = self.clone();
-        let addresses: Vec<Loc> = g.locs.iter().map(|(l, _)| *l).filter(|&l| self.holds_addresses(l)).collect();
+        let addresses: Vec<Loc> = g
+            .locs
+            .iter()
+            .map(|(l, _)| *l)
+            .filter(|&l| self.holds_addresses(l))
+            .collect();
         for &l in &addresses {
             g.set_init(l, 0);
         }
