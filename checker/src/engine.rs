@@ -17,6 +17,7 @@ use crate::memory::{MemoryTable, Platform, Residence};
 mod deadline;
 mod hang;
 mod memory_race;
+mod replay_values;
 mod yield_hint;
 use crate::model::relations::Relations;
 use crate::model::{Candidates, MemoryModel, Places};
@@ -422,6 +423,7 @@ impl Engine {
         self.strategy.progress()
     }
 
+    #[inline]
     fn rt(&mut self, t: ThreadId) -> &mut ThreadRt {
         let i = t as usize;
         if self.threads.len() <= i {
@@ -463,9 +465,8 @@ impl Engine {
         Stop::Failure(self.failure(
             FailureKind::Nondeterminism,
             format!(
-                "thread {t} did `{what}` at {src} where an earlier run with the same choices did `{have}`; \
-                 the program depends on something the checker does not control (time, randomness, \
-                 OS threads, std atomics or statics shared between executions)"
+                "thread {t} did `{what}` at {src} where an earlier run with the same choices did `{have}`; {}",
+                replay_values::CAUSES
             ),
             Some(t),
             vec![EventId::new(t, idx)],
@@ -597,7 +598,18 @@ impl Engine {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             let ev = self.graph.event(id).kind.clone();
             let res = match (op, &ev) {
-                (Op::Alloc { init, .. }, EventKind::Alloc { loc, init: kept, .. }) if init == kept => {
+                (
+                    Op::Alloc { init, kind, .. },
+                    EventKind::Alloc {
+                        loc,
+                        init: kept,
+                        kind: k2,
+                        ..
+                    },
+                ) if kind == k2 => {
+                    if init != kept {
+                        self.replay_init(t, *loc, *init, src)?;
+                    }
                     self.rt(t).alloc_seq += 1;
                     OpResult::Loc(*loc)
                 }
@@ -617,11 +629,23 @@ impl Engine {
             return Ok(res);
         }
         match *op {
-            Op::Alloc { init, kind, space } => {
+            Op::Alloc {
+                init,
+                kind,
+                space,
+                addresses,
+            } => {
                 let seq = self.rt(t).alloc_seq;
                 self.rt(t).alloc_seq += 1;
                 let loc = Loc::new(t, seq);
-                self.push(t, EventKind::Alloc { loc, init, kind, space }, src, true);
+                let alloc = EventKind::Alloc {
+                    loc,
+                    init,
+                    kind,
+                    space,
+                    addresses,
+                };
+                self.push(t, alloc, src, true);
                 Ok(OpResult::Loc(loc))
             }
             Op::Fence { order, .. } => {
@@ -1109,7 +1133,10 @@ impl Engine {
             return None;
         };
         let e = EventId::new(t, self.cursor(t));
-        let what = format!("thread {t} did not reach its recorded event {e:?}");
+        let what = format!(
+            "thread {t} did not reach its recorded event {e:?}; {}",
+            replay_values::CAUSES
+        );
         Some(Sched::Deadlock(self.failure(
             FailureKind::Nondeterminism,
             what,
@@ -1298,13 +1325,26 @@ impl Engine {
         };
         let res = match (op, &ev) {
             (Op::Load { loc, .. }, EventKind::Read(r)) if r.loc == *loc && r.rmw.is_none() => {
+                // The value its write holds in this execution (an address
+                // may have moved since the read was recorded).
+                let mut v = r.value;
+                if self.graph.may_hold_addresses() {
+                    v = self.graph.write_value(r.loc, r.rf);
+                    if v != r.value {
+                        self.replay_read(t, id, r, None, src)?;
+                    }
+                }
                 self.note_read(t, r.loc, r.rf);
-                OpResult::Value(r.value)
+                OpResult::Value(v)
             }
             // The value too: a store that writes something else than the
-            // kept graph says (an address that moved, a counter kept outside
-            // the model) would let later reads see a value never written.
-            (Op::Store { loc, value, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw && w.value == *value => {
+            // kept graph says (a counter kept outside the model) would let
+            // later reads see a value never written; an address that moved
+            // replaces the kept one (`replay_values`).
+            (Op::Store { loc, value, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw => {
+                if w.value != *value {
+                    self.replay_write_value(t, id, *value, "store to", src)?;
+                }
                 self.note_write(t, *loc);
                 OpResult::Done
             }
@@ -1321,6 +1361,15 @@ impl Engine {
                 },
                 EventKind::Read(r),
             ) if r.loc == *loc && r.rmw.is_some() => {
+                // Decided again on this execution's values (and operands):
+                // it must write exactly when the kept graph says it did.
+                let r = &if self.graph.may_hold_addresses()
+                    && (r.value != self.graph.write_value(r.loc, r.rf) || r.rmw.is_some_and(|m| m.0 != *rop))
+                {
+                    self.replay_read(t, id, r, Some(*rop), src)?
+                } else {
+                    *r
+                };
                 self.stats.events_replayed += 1;
                 self.rt(t).cursor += 1;
                 self.note_read(t, r.loc, r.rf);
@@ -1331,6 +1380,9 @@ impl Engine {
                         let wid = EventId::new(t, self.threads[t as usize].cursor);
                         match &self.graph.event(wid).kind {
                             EventKind::Write(w) if w.rmw && w.value == new => {}
+                            EventKind::Write(w) if w.rmw => {
+                                self.replay_write_value(t, wid, new, &format!("{} on", rop.name()), src)?;
+                            }
                             _ => return Err(self.nondeterminism(t, rop.name(), src)),
                         }
                         self.rt(t).cursor += 1;

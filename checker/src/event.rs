@@ -438,6 +438,11 @@ pub enum Op {
         kind: LocKind,
         /// The memory space it is in (`Global` for everything but GPU local memory).
         space: Space,
+        /// Whether the location holds addresses (its values are of a pointer
+        /// type): when a kept graph is replayed, the values stored there are
+        /// taken from the running execution instead of being compared with
+        /// the recorded ones (docs/heap-addresses.md).
+        addresses: bool,
     },
     /// An atomic (or, with `Order::NonAtomic`, plain) load.
     Load {
@@ -635,6 +640,8 @@ pub enum EventKind {
         kind: LocKind,
         /// The memory space it is in.
         space: Space,
+        /// Whether it holds addresses (see [`Op::Alloc`]).
+        addresses: bool,
     },
     /// A read (alone or the read part of an RMW).
     Read(ReadEvent),
@@ -677,6 +684,7 @@ pub struct ReadEvent {
 
 impl ReadEvent {
     /// Whether this read is followed by the write part of an RMW.
+    #[inline]
     pub fn is_exclusive(&self) -> bool {
         match self.rmw {
             Some((op, ty, _, _)) => !self.spurious && op.apply(ty, self.value).is_some(),
@@ -828,7 +836,9 @@ impl Event {
             EventKind::Barrier {
                 group, instance, fence, ..
             } => format!("barrier #{instance} of {group} (fences {fence} memory only)"),
-            EventKind::Alloc { loc, init, kind, space } => format!(
+            EventKind::Alloc {
+                loc, init, kind, space, ..
+            } => format!(
                 "new {}{} {loc} = {init}",
                 if *space == Space::Local { "local " } else { "" },
                 match kind {

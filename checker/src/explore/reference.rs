@@ -10,7 +10,7 @@
 
 use super::Strategy;
 use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
-use crate::event::{EventId, ThreadId};
+use crate::event::{EventId, EventKind, RmwOp, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
 use std::collections::HashSet;
@@ -44,13 +44,37 @@ impl Reference {
 }
 
 /// A description of a graph that two graphs share iff they are the same
-/// execution (same events, same rf, same mo).
+/// execution (same events, same rf, same mo). The values of a location of
+/// addresses are left out: they differ from one execution to the next
+/// (docs/heap-addresses.md), and rf and mo already tell the graphs apart.
 pub fn canonical_key(g: &ExecutionGraph) -> String {
     let mut s = String::new();
     for t in 0..g.num_threads() as ThreadId {
         s.push_str(&format!("T{t}:"));
         for (i, e) in g.thread_events(t).iter().enumerate() {
-            s.push_str(&e.describe());
+            let loc = match &e.kind {
+                EventKind::Read(r) => Some(r.loc),
+                EventKind::Write(w) => Some(w.loc),
+                EventKind::Alloc { loc, .. } => Some(*loc),
+                _ => None,
+            };
+            if loc.is_some_and(|l| g.holds_addresses(l)) {
+                let mut e = e.clone();
+                match &mut e.kind {
+                    EventKind::Read(r) => {
+                        r.value = 0;
+                        if let Some((RmwOp::Cas { expected, new, .. }, ..)) = &mut r.rmw {
+                            (*expected, *new) = (0, 0);
+                        }
+                    }
+                    EventKind::Write(w) => w.value = 0,
+                    EventKind::Alloc { init, .. } => *init = 0,
+                    _ => {}
+                }
+                s.push_str(&e.describe());
+            } else {
+                s.push_str(&e.describe());
+            }
             if let Some(w) = e.as_write() {
                 s.push_str(&format!("@{}", g.mo_position(w.loc, EventId::new(t, i as u32))));
             }

@@ -277,6 +277,7 @@ impl Program<'_> {
                         init,
                         kind: LocKind::Atomic,
                         space: scopecheck_checker::event::Space::Global,
+                        addresses: false,
                     },
                     here,
                 ) {
