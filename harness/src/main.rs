@@ -401,6 +401,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         max_executions: args.max_executions,
         max_duration: args.timeout,
         witness: args.dot.is_some(),
+        porf_cycles: true,
     };
     let workers = args
         .jobs

@@ -10,10 +10,15 @@ use scopecheck::{MemoryModel, Strategy};
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// Runs `src` on the explorers only (no executions with a cycle in po ∪
+/// rf): what these tests pin needs none, and the cyclic enumeration of the
+/// three-thread test below takes minutes (docs/c11-model.md section 4);
+/// `porf_cycles.rs` tests it.
 fn run(src: &str, model: MemoryModel, strategy: Strategy) -> TestResult {
     let opts = Options {
         model: Some(LitmusModel::Engine(model)),
         strategy,
+        porf_cycles: false,
         ..Options::default()
     };
     check_source("t.litmus", src, &opts).unwrap_or_else(|e| panic!("{}", e.located("t.litmus")))

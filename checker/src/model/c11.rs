@@ -253,3 +253,39 @@ impl C11 {
 pub fn check(g: &ExecutionGraph, judge: Judge) -> Result<(), Axiom> {
     C11::of(g, judge).check(g, judge)
 }
+
+/// The data races of a complete C11 execution (c11.cat's `dr`): two
+/// accesses of different threads to one location, one a write and one not
+/// atomic, neither happening before the other.
+pub fn races(g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+    let m = C11::of(g, Judge::Complete);
+    let b = &m.base;
+    let n = b.ids.len();
+    let access = |i: usize| -> Option<(Loc, bool, bool)> {
+        if b.init_loc[i].is_some() {
+            return None;
+        }
+        match &g.event(b.ids[i]).kind {
+            EventKind::Read(r) => Some((r.loc, false, r.order.is_atomic())),
+            EventKind::Write(w) => Some((w.loc, true, w.order.is_atomic())),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for a in 0..n {
+        let Some((la, wa, aa)) = access(a) else { continue };
+        for c in a + 1..n {
+            let Some((lc, wc, ac)) = access(c) else { continue };
+            let racy = la == lc
+                && (wa || wc)
+                && !(aa && ac)
+                && b.ids[a].thread != b.ids[c].thread
+                && !m.hb.has(a, c)
+                && !m.hb.has(c, a);
+            if racy {
+                out.push((b.ids[a], b.ids[c]));
+            }
+        }
+    }
+    out
+}
