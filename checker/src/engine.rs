@@ -325,6 +325,13 @@ impl Engine {
         } else {
             end
         };
+        // A complete execution the model's complete-graph axioms reject (c11)
+        // did not happen: it ends as blocked, like an inconsistent step.
+        let end = if end == ExecutionEnd::Complete && self.model.check_complete(&self.graph).is_err() {
+            ExecutionEnd::Blocked
+        } else {
+            end
+        };
         if !self.strategy.owns_execution() {
             // Another shard's execution: it counts there.
             self.strategy.execution_done(&self.graph, end);

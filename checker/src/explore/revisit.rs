@@ -127,7 +127,7 @@ pub(super) fn needs_check(g: &ExecutionGraph, r: EventId, w: EventId, model: Mem
     match model {
         MemoryModel::Sc => true,
         MemoryModel::Porf => false,
-        MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
+        MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 | MemoryModel::C11 => {
             let ev = g.event(r);
             let mut rd = *ev.as_read().expect("revisited read");
             rd.rf = w;
