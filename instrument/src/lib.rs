@@ -13,6 +13,8 @@ pub mod drfrlx;
 pub mod gpu;
 mod gpu_alloc;
 pub mod gpu_memory;
+mod gpu_record;
+mod gpu_sync;
 pub mod hint;
 pub mod rt;
 pub mod sync;
