@@ -515,8 +515,17 @@ impl fmt::Display for BarrierGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.level {
             Scope::Warp if self.lanes != 0 => {
-                let lanes: Vec<String> = (0..64).filter(|l| self.lanes >> l & 1 == 1).map(|l| l.to_string()).collect();
-                write!(f, "lanes {{{}}} of warp {} of kernel {}", lanes.join(", "), self.index, self.kernel)
+                let lanes: Vec<String> = (0..64)
+                    .filter(|l| self.lanes >> l & 1 == 1)
+                    .map(|l| l.to_string())
+                    .collect();
+                write!(
+                    f,
+                    "lanes {{{}}} of warp {} of kernel {}",
+                    lanes.join(", "),
+                    self.index,
+                    self.kernel
+                )
             }
             Scope::Warp => write!(f, "warp {} of kernel {}", self.index, self.kernel),
             Scope::Block => write!(f, "block {} of kernel {}", self.index, self.kernel),

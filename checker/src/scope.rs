@@ -139,6 +139,10 @@ impl Placement {
             return true;
         }
         match (self.gpu, other.gpu) {
+            // A warp, block or cluster lies inside one launch, so inside one
+            // memory synchronization domain: threads of two domains share
+            // none (their block indices may coincide, being of two launches).
+            (Some(a), Some(b)) if scope < Scope::Device && a.domain != b.domain => false,
             (Some(a), Some(b)) => match scope {
                 Scope::Thread => false,
                 Scope::Warp => a.device == b.device && a.block == b.block && a.warp == b.warp,
@@ -248,7 +252,10 @@ mod tests {
         // Without clusters every block is its own: cluster scope is block scope.
         assert!(!Placement::gpu(0, 0, 0, 0).includes(1, Scope::Cluster, &Placement::gpu(0, 1, 0, 0), 2));
         assert_eq!(
-            Scope::ALL.iter().filter(|s| **s > Scope::Block && **s < Scope::Device).count(),
+            Scope::ALL
+                .iter()
+                .filter(|s| **s > Scope::Block && **s < Scope::Device)
+                .count(),
             1
         );
     }
@@ -261,8 +268,16 @@ mod tests {
         assert!(a.includes(1, Scope::System, &b, 2));
         assert_eq!(
             narrowest_common(
-                Actor { thread: 1, placement: &a, scope: Scope::Device },
-                Actor { thread: 2, placement: &b, scope: Scope::Device }
+                Actor {
+                    thread: 1,
+                    placement: &a,
+                    scope: Scope::Device
+                },
+                Actor {
+                    thread: 2,
+                    placement: &b,
+                    scope: Scope::Device
+                }
             ),
             Scope::System
         );

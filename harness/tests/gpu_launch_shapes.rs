@@ -28,19 +28,23 @@ fn write(c: &UnsafeCell<u32>, v: u32) {
 fn a_3d_launch_has_cudas_indices() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let r = b.explore(|| {
-        launch(Launch::new((2, 1, 2), (3, 2, 1)).warp_size(4), |_| (), |ctx| {
-            let (bi, ti) = (ctx.block_idx_3d(), ctx.thread_idx_3d());
-            assert_eq!(ctx.block_idx(), bi.x + 2 * bi.z);
-            assert_eq!(ctx.thread_idx(), ti.x + 3 * ti.y);
-            assert_eq!(ctx.block_dim_3d(), Dim3::new(3, 2, 1));
-            assert_eq!(ctx.grid_dim_3d(), Dim3::new(2, 1, 2));
-            assert_eq!((ctx.block_dim(), ctx.grid_dim()), (6, 4));
-            assert_eq!(ctx.warp(), ctx.thread_idx() / 4);
-            record(
-                format!("g{:02}", ctx.global_idx()),
-                (bi.x, bi.y, bi.z, ti.x, ti.y, ti.z, ctx.warp(), ctx.lane()),
-            );
-        });
+        launch(
+            Launch::new((2, 1, 2), (3, 2, 1)).warp_size(4),
+            |_| (),
+            |ctx| {
+                let (bi, ti) = (ctx.block_idx_3d(), ctx.thread_idx_3d());
+                assert_eq!(ctx.block_idx(), bi.x + 2 * bi.z);
+                assert_eq!(ctx.thread_idx(), ti.x + 3 * ti.y);
+                assert_eq!(ctx.block_dim_3d(), Dim3::new(3, 2, 1));
+                assert_eq!(ctx.grid_dim_3d(), Dim3::new(2, 1, 2));
+                assert_eq!((ctx.block_dim(), ctx.grid_dim()), (6, 4));
+                assert_eq!(ctx.warp(), ctx.thread_idx() / 4);
+                record(
+                    format!("g{:02}", ctx.global_idx()),
+                    (bi.x, bi.y, bi.z, ti.x, ti.y, ti.z, ctx.warp(), ctx.lane()),
+                );
+            },
+        );
     });
     assert!(r.failures().is_empty(), "{r}");
     assert_eq!(r.executions(), 1);
@@ -63,15 +67,19 @@ fn a_2d_block_barrier_holds_every_thread() {
     let body = |rec: &dyn Fn(Vec<u32>)| {
         let slots: Vec<UnsafeCell<u32>> = (0..8).map(|_| UnsafeCell::new(0)).collect();
         let seen: Vec<AtomicU32> = (0..8).map(|_| AtomicU32::new(0)).collect();
-        launch(Launch::new((2, 1), (2, 2)), |_| (), |ctx| {
-            let me = ctx.global_idx() as usize;
-            write(&slots[me], me as u32 + 1);
-            ctx.sync_threads();
-            let t = ctx.thread_idx_3d();
-            // The thread at the transposed position of the same block.
-            let other = ctx.block_idx() * 4 + t.y + 2 * t.x;
-            seen[me].store(read(&slots[other as usize]), Ordering::Relaxed);
-        });
+        launch(
+            Launch::new((2, 1), (2, 2)),
+            |_| (),
+            |ctx| {
+                let me = ctx.global_idx() as usize;
+                write(&slots[me], me as u32 + 1);
+                ctx.sync_threads();
+                let t = ctx.thread_idx_3d();
+                // The thread at the transposed position of the same block.
+                let other = ctx.block_idx() * 4 + t.y + 2 * t.x;
+                seen[me].store(read(&slots[other as usize]), Ordering::Relaxed);
+            },
+        );
         rec(seen.iter().map(|s| s.load(Ordering::Relaxed)).collect());
     };
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
@@ -88,7 +96,9 @@ fn a_bad_shape_is_refused_at_the_launch() {
     let f = the_failure(&r, FailureKind::Panic);
     assert!(f.message.contains("is not a whole number of clusters"), "{}", f.message);
     let r = b.explore(|| launch(Launch::new((2, 0, 1), 1), |_| (), |_| {}));
-    assert!(the_failure(&r, FailureKind::Panic).message.contains("at least one block"));
+    assert!(the_failure(&r, FailureKind::Panic)
+        .message
+        .contains("at least one block"));
 }
 
 /// `__syncwarp(mask)`: lanes 0 and 1 of a three-lane warp exchange through
@@ -98,14 +108,18 @@ fn a_masked_warp_barrier_orders_its_lanes() {
     let body = |rec: &dyn Fn(Vec<u32>)| {
         let slots: Vec<UnsafeCell<u32>> = (0..3).map(|_| UnsafeCell::new(0)).collect();
         let seen: Vec<AtomicU32> = (0..2).map(|_| AtomicU32::new(0)).collect();
-        launch(Launch::new(1, 3), |_| (), |ctx| {
-            let me = ctx.lane() as usize;
-            write(&slots[me], me as u32 + 1);
-            if me < 2 {
-                ctx.sync_warp_mask(0b11);
-                seen[me].store(read(&slots[1 - me]), Ordering::Relaxed);
-            }
-        });
+        launch(
+            Launch::new(1, 3),
+            |_| (),
+            |ctx| {
+                let me = ctx.lane() as usize;
+                write(&slots[me], me as u32 + 1);
+                if me < 2 {
+                    ctx.sync_warp_mask(0b11);
+                    seen[me].store(read(&slots[1 - me]), Ordering::Relaxed);
+                }
+            },
+        );
         rec(seen.iter().map(|s| s.load(Ordering::Relaxed)).collect());
     };
     let (o, n) = both(MemoryModel::Src11, body);
@@ -120,12 +134,16 @@ fn tiles_meet_separately() {
     let body = |rec: &dyn Fn(Vec<u32>)| {
         let slots: Vec<UnsafeCell<u32>> = (0..4).map(|_| UnsafeCell::new(0)).collect();
         let seen: Vec<AtomicU32> = (0..4).map(|_| AtomicU32::new(0)).collect();
-        launch(Launch::new(1, 4), |_| (), |ctx| {
-            let me = ctx.lane() as usize;
-            write(&slots[me], me as u32 + 1);
-            ctx.sync_tile(2);
-            seen[me].store(read(&slots[me ^ 1]), Ordering::Relaxed);
-        });
+        launch(
+            Launch::new(1, 4),
+            |_| (),
+            |ctx| {
+                let me = ctx.lane() as usize;
+                write(&slots[me], me as u32 + 1);
+                ctx.sync_tile(2);
+                seen[me].store(read(&slots[me ^ 1]), Ordering::Relaxed);
+            },
+        );
         rec(seen.iter().map(|s| s.load(Ordering::Relaxed)).collect());
     };
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
@@ -145,7 +163,8 @@ fn a_mask_without_the_callers_lane_is_divergence() {
     });
     let f = the_failure(&r, FailureKind::BarrierDivergence);
     assert!(
-        f.message.contains("lane 1 (thread 1 of block 0) calls __syncwarp with mask 0x1, which does not name its own lane"),
+        f.message
+            .contains("lane 1 (thread 1 of block 0) calls __syncwarp with mask 0x1, which does not name its own lane"),
         "{}",
         f.message
     );
@@ -158,17 +177,25 @@ fn a_mask_without_the_callers_lane_is_divergence() {
 fn divergent_masks_are_divergence() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let r = b.explore(|| {
-        launch(Launch::new(1, 3), |_| (), |ctx| {
-            if ctx.lane() == 0 {
-                ctx.sync_warp_mask(0b011);
-            } else {
-                ctx.sync_warp_mask(0b111);
-            }
-        });
+        launch(
+            Launch::new(1, 3),
+            |_| (),
+            |ctx| {
+                if ctx.lane() == 0 {
+                    ctx.sync_warp_mask(0b011);
+                } else {
+                    ctx.sync_warp_mask(0b111);
+                }
+            },
+        );
     });
     let f = the_failure(&r, FailureKind::BarrierDivergence);
     assert!(f.message.contains("lanes {0, 1} of warp 0"), "{}", f.message);
-    assert!(f.message.contains("at the barrier of lanes {0, 1, 2} of warp 0"), "{}", f.message);
+    assert!(
+        f.message.contains("at the barrier of lanes {0, 1, 2} of warp 0"),
+        "{}",
+        f.message
+    );
 }
 
 /// Clusters of two blocks: the cluster barrier orders the two blocks of a
@@ -179,17 +206,21 @@ fn the_cluster_barrier_orders_its_blocks_only() {
         move |rec: &dyn Fn(u32)| {
             let data = UnsafeCell::new(0u32);
             let got = AtomicU32::new(0);
-            launch(Launch::new(4, 1).cluster(2), |_| (), |ctx| {
-                assert_eq!(ctx.cluster_idx(), ctx.block_idx() / 2);
-                assert_eq!(ctx.cluster_rank(), ctx.block_idx() % 2);
-                if ctx.block_idx() == 0 {
-                    write(&data, 42);
-                }
-                ctx.sync_cluster();
-                if ctx.block_idx() == reader {
-                    got.store(read(&data), Ordering::Relaxed);
-                }
-            });
+            launch(
+                Launch::new(4, 1).cluster(2),
+                |_| (),
+                |ctx| {
+                    assert_eq!(ctx.cluster_idx(), ctx.block_idx() / 2);
+                    assert_eq!(ctx.cluster_rank(), ctx.block_idx() % 2);
+                    if ctx.block_idx() == 0 {
+                        write(&data, 42);
+                    }
+                    ctx.sync_cluster();
+                    if ctx.block_idx() == reader {
+                        got.store(read(&data), Ordering::Relaxed);
+                    }
+                },
+            );
             rec(got.load(Ordering::Relaxed));
         }
     };
@@ -211,15 +242,19 @@ fn cluster_scope_reaches_the_cluster() {
             let data = AtomicU32::new(0);
             let flag = AtomicU32::new(0);
             let got = [AtomicU32::new(9), AtomicU32::new(9)];
-            launch(Launch::new(4, 1).cluster(2), |_| (), |ctx| {
-                if ctx.block_idx() == 0 {
-                    data.store(1, Ordering::Relaxed);
-                    flag.store_scoped(1, Ordering::Release, Scope::Cluster);
-                } else if ctx.block_idx() == reader {
-                    got[0].store(flag.load_scoped(Ordering::Acquire, Scope::Cluster), Ordering::Relaxed);
-                    got[1].store(data.load(Ordering::Relaxed), Ordering::Relaxed);
-                }
-            });
+            launch(
+                Launch::new(4, 1).cluster(2),
+                |_| (),
+                |ctx| {
+                    if ctx.block_idx() == 0 {
+                        data.store(1, Ordering::Relaxed);
+                        flag.store_scoped(1, Ordering::Release, Scope::Cluster);
+                    } else if ctx.block_idx() == reader {
+                        got[0].store(flag.load_scoped(Ordering::Acquire, Scope::Cluster), Ordering::Relaxed);
+                        got[1].store(data.load(Ordering::Relaxed), Ordering::Relaxed);
+                    }
+                },
+            );
             rec((got[0].load(Ordering::Relaxed), got[1].load(Ordering::Relaxed)));
         }
     };
@@ -243,17 +278,25 @@ fn domains(other: u32, scope: Scope) -> impl Fn(&dyn Fn((u32, u32))) + Clone {
         let got = [AtomicU32::new(9), AtomicU32::new(9)];
         scopecheck::thread::scope(|s| {
             s.spawn(|| {
-                launch(Launch::new(1, 1), |_| (), |_| {
-                    data.store(1, Ordering::Relaxed);
-                    flag.store_scoped(1, Ordering::Release, scope);
-                })
+                launch(
+                    Launch::new(1, 1),
+                    |_| (),
+                    |_| {
+                        data.store(1, Ordering::Relaxed);
+                        flag.store_scoped(1, Ordering::Release, scope);
+                    },
+                )
             });
             s.spawn(|| {
-                launch(Launch::new(1, 1).domain(other), |_| (), |ctx| {
-                    assert_eq!(ctx.domain(), other);
-                    got[0].store(flag.load_scoped(Ordering::Acquire, scope), Ordering::Relaxed);
-                    got[1].store(data.load(Ordering::Relaxed), Ordering::Relaxed);
-                })
+                launch(
+                    Launch::new(1, 1).domain(other),
+                    |_| (),
+                    |ctx| {
+                        assert_eq!(ctx.domain(), other);
+                        got[0].store(flag.load_scoped(Ordering::Acquire, scope), Ordering::Relaxed);
+                        got[1].store(data.load(Ordering::Relaxed), Ordering::Relaxed);
+                    },
+                )
             });
         });
         rec((got[0].load(Ordering::Relaxed), got[1].load(Ordering::Relaxed)));

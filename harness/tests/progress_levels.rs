@@ -8,9 +8,9 @@ mod common;
 use common::{builder, position, the_failure};
 use scopecheck::gpu::{launch, CountingSemaphore, Launch};
 use scopecheck::hint;
-use scopecheck::Guarantee::{Fair, Weak};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::{AtomicU32, Ordering};
+use scopecheck::Guarantee::{Fair, Weak};
 use scopecheck::{FailureKind, HangInfo, MemoryModel, Progress, Report, Strategy};
 
 const SRC: &str = include_str!("progress_levels.rs");
@@ -22,15 +22,19 @@ fn spin_on_last(grid: u32, block: u32) -> impl Fn() {
     move || {
         let flag = AtomicU32::new(0);
         let n = grid * block;
-        launch(Launch::new(grid, block), |_| (), |ctx| {
-            if ctx.global_idx() == n - 1 {
-                flag.store_scoped(1, Ordering::Release, Scope::Device);
-            } else if ctx.global_idx() == 0 {
-                while flag.load_scoped(Ordering::Acquire, Scope::Device) == 0 {
-                    hint::spin_loop();
+        launch(
+            Launch::new(grid, block),
+            |_| (),
+            |ctx| {
+                if ctx.global_idx() == n - 1 {
+                    flag.store_scoped(1, Ordering::Release, Scope::Device);
+                } else if ctx.global_idx() == 0 {
+                    while flag.load_scoped(Ordering::Acquire, Scope::Device) == 0 {
+                        hint::spin_loop();
+                    }
                 }
-            }
-        });
+            },
+        );
     }
 }
 
@@ -39,7 +43,10 @@ fn run(p: Progress, strategy: &Strategy, f: impl Fn()) -> Report {
 }
 
 fn hang(r: &Report) -> HangInfo {
-    the_failure(r, FailureKind::Hang).hang.clone().expect("a hang names its threads")
+    the_failure(r, FailureKind::Hang)
+        .hang
+        .clone()
+        .expect("a hang names its threads")
 }
 
 #[test]
@@ -64,7 +71,13 @@ fn a_weak_level_starves_the_writer() {
         // Work-items of one work-group under weak progress within it:
         // thread 1 spins, thread 2 (same block) need never run.
         let r = run(Progress::per_level(Weak, Fair), &strategy, spin_on_last(1, 2));
-        assert_eq!(hang(&r), HangInfo { waiting: vec![1], awaited: vec![2] });
+        assert_eq!(
+            hang(&r),
+            HangInfo {
+                waiting: vec![1],
+                awaited: vec![2]
+            }
+        );
         let m = &the_failure(&r, FailureKind::Hang).message;
         assert!(m.contains("work-items of its own work-group"), "{m}");
         assert!(
@@ -73,13 +86,25 @@ fn a_weak_level_starves_the_writer() {
         );
         // Two work-groups under weak progress between them.
         let r = run(Progress::per_level(Fair, Weak), &strategy, spin_on_last(2, 1));
-        assert_eq!(hang(&r), HangInfo { waiting: vec![1], awaited: vec![2] });
+        assert_eq!(
+            hang(&r),
+            HangInfo {
+                waiting: vec![1],
+                awaited: vec![2]
+            }
+        );
         let m = &the_failure(&r, FailureKind::Hang).message;
         assert!(m.contains("threads outside its work-group"), "{m}");
         // Unfair drops both.
         for (g, b) in [(1, 2), (2, 1)] {
             let r = run(Progress::Unfair, &strategy, spin_on_last(g, b));
-            assert_eq!(hang(&r), HangInfo { waiting: vec![1], awaited: vec![2] });
+            assert_eq!(
+                hang(&r),
+                HangInfo {
+                    waiting: vec![1],
+                    awaited: vec![2]
+                }
+            );
         }
     }
 }
@@ -90,27 +115,37 @@ fn a_weak_level_starves_the_writer() {
 fn a_fair_writer_is_enough() {
     let body = || {
         let flag = AtomicU32::new(0);
-        launch(Launch::new(2, 2), |_| (), |ctx| {
-            match ctx.global_idx() {
-                0 => {
-                    while flag.load_scoped(Ordering::Acquire, Scope::Device) == 0 {
-                        hint::spin_loop();
+        launch(
+            Launch::new(2, 2),
+            |_| (),
+            |ctx| {
+                match ctx.global_idx() {
+                    0 => {
+                        while flag.load_scoped(Ordering::Acquire, Scope::Device) == 0 {
+                            hint::spin_loop();
+                        }
                     }
+                    // Its own work-group's other work-item, and one of the other group.
+                    1 | 2 => {
+                        flag.store_scoped(1, Ordering::Release, Scope::Device);
+                    }
+                    _ => {}
                 }
-                // Its own work-group's other work-item, and one of the other group.
-                1 | 2 => {
-                    flag.store_scoped(1, Ordering::Release, Scope::Device);
-                }
-                _ => {}
-            }
-        });
+            },
+        );
     };
     let r = run(Progress::per_level(Fair, Weak), &Strategy::Exhaustive, body);
     assert!(r.failures().is_empty(), "{r}");
     let r = run(Progress::per_level(Weak, Fair), &Strategy::Exhaustive, body);
     assert!(r.failures().is_empty(), "{r}");
     let r = run(Progress::Unfair, &Strategy::Exhaustive, body);
-    assert_eq!(hang(&r), HangInfo { waiting: vec![1], awaited: vec![2, 3, 4] });
+    assert_eq!(
+        hang(&r),
+        HangInfo {
+            waiting: vec![1],
+            awaited: vec![2, 3, 4]
+        }
+    );
 }
 
 /// A semaphore one work-group waits on and another releases, under weak
@@ -120,15 +155,25 @@ fn a_fair_writer_is_enough() {
 fn a_hang_names_what_the_thread_waits_on() {
     let r = run(Progress::per_level(Fair, Weak), &Strategy::Exhaustive, || {
         let s = CountingSemaphore::<1>::new(0, Scope::Device);
-        launch(Launch::new(2, 1), |_| (), |ctx| {
-            if ctx.block_idx() == 0 {
-                s.acquire();
-            } else {
-                s.release();
-            }
-        });
+        launch(
+            Launch::new(2, 1),
+            |_| (),
+            |ctx| {
+                if ctx.block_idx() == 0 {
+                    s.acquire();
+                } else {
+                    s.release();
+                }
+            },
+        );
     });
-    assert_eq!(hang(&r), HangInfo { waiting: vec![1], awaited: vec![2] });
+    assert_eq!(
+        hang(&r),
+        HangInfo {
+            waiting: vec![1],
+            awaited: vec![2]
+        }
+    );
     let at = position(file!(), SRC, "s.^acquire();");
     let m = &the_failure(&r, FailureKind::Hang).message;
     assert!(

@@ -171,9 +171,11 @@ impl Launch {
     fn invalid(&self) -> Option<String> {
         let dims = [self.grid, self.block, self.cluster];
         if dims.iter().any(|d| d.x == 0 || d.y == 0 || d.z == 0) || self.warp_size == 0 {
-            return Some("a launch needs at least one block, one thread per block, a warp size, and clusters of at \
+            return Some(
+                "a launch needs at least one block, one thread per block, a warp size, and clusters of at \
                          least one block"
-                .into());
+                    .into(),
+            );
         }
         if dims
             .iter()
@@ -403,14 +405,16 @@ impl<S> ThreadCtx<'_, S> {
             rt::fail(
                 FailureKind::BarrierDivergence,
                 format!(
-                    "barrier divergence in warp {} of kernel {}: lane {lane} (thread {} of block {}) calls {what}                      with mask {mask:#x}, which does not name its own lane",
+                    "barrier divergence in warp {} of kernel {}: lane {lane} (thread {} of block {}) calls {what} \
+                     with mask {mask:#x}, which does not name its own lane",
                     self.warp_index(),
                     self.kernel,
                     self.thread_idx,
                     self.block_idx
                 ),
                 Some(
-                    "a thread calling __syncwarp(mask) must have its own bit set in the mask, and every lane the                      mask names must call it with the same mask"
+                    "a thread calling __syncwarp(mask) must have its own bit set in the mask, and every lane the \
+                     mask names must call it with the same mask"
                         .into(),
                 ),
                 src,

@@ -25,8 +25,8 @@
 
 use crate::atomic::alloc;
 use crate::rt;
-use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
 use scopecheck_checker::event::Loc;
+use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
 
 fn load(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> Value {
     match rt::op_at(Op::Load { loc, order, scope }, src) {
@@ -111,10 +111,10 @@ fn phase(w: Value) -> u32 {
 /// the phase still expects, and how many participants dropped out. An
 /// arrival is a release read-modify-write of the word; the last arrival of
 /// a phase (the one that brings its expected count to zero) then issues an
-/// acquire fence, runs the completion function, publishes the completion
-/// on a second word with a release maximum, and starts the next phase with
+/// acquire fence, runs the completion function, starts the next phase with
 /// a read-modify-write that resets the expected count (the initial one
-/// minus the participants dropped so far). A wait spins with acquire loads
+/// minus the participants dropped so far), and then publishes the
+/// completion on a second word with a release maximum. A wait spins with acquire loads
 /// of the second word until the phase of its token is over. So, as the standard
 /// says, every arrival of a phase happens before the completion step, and
 /// the completion step happens before every wait for that phase returns;
@@ -276,13 +276,15 @@ impl<F: Fn()> Barrier<F> {
             // start the next phase.
             fence(Order::Acquire, self.scope, src);
             (self.completion)();
-            // Phases are counted in 24 bits; 2^24 phases of one barrier in
-            // one execution would exceed any step bound long before.
-            let completed = phase(old) as Value + 1;
-            fetch(self.done, RmwOp::Max(completed), Order::Release, self.scope, src);
             let dropped = drops(old) + drop as u32;
             let next = self.expected.saturating_sub(dropped) as Value;
             fetch(self.word, RmwOp::Add(PHASE_ONE + next), Order::Release, self.scope, src);
+            // Published only after the reset: a waiter released by it may
+            // arrive again at once, and must find the next phase's count.
+            // (Phases are counted in 24 bits; 2^24 phases of one barrier in
+            // one execution would exceed any step bound long before.)
+            let completed = phase(old) as Value + 1;
+            fetch(self.done, RmwOp::Max(completed), Order::Release, self.scope, src);
         }
         ArrivalToken {
             phase: phase(old),
@@ -373,7 +375,9 @@ impl Latch {
         self.born.check("a cuda::latch");
         let old = fetch(self.word, RmwOp::Sub(n as Value), Order::Release, self.scope, src);
         if (n as Value) > old {
-            panic!("scopecheck: cuda::latch::count_down({n}) on a latch whose counter is {old}: it would go below zero");
+            panic!(
+                "scopecheck: cuda::latch::count_down({n}) on a latch whose counter is {old}: it would go below zero"
+            );
         }
     }
 
@@ -411,7 +415,9 @@ impl Latch {
 
 impl std::fmt::Debug for Latch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Latch").field("scope", &self.scope).finish_non_exhaustive()
+        f.debug_struct("Latch")
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
     }
 }
 

@@ -14,6 +14,7 @@ mod stacks;
 pub use stacks::stacks_made;
 mod teardown;
 
+use crate::gpu_record::Outcome;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus, WaitSite};
@@ -32,7 +33,6 @@ use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::memory::{Platform, Residence};
 use scopecheck_checker::progress::Progress;
 use scopecheck_checker::{token, Engine, MemoryModel};
-use crate::gpu_record::Outcome;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
