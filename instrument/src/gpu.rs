@@ -187,7 +187,7 @@ impl Launch {
             return Some("the grid has more than u32::MAX threads".into());
         }
         let c = self.cluster;
-        if self.grid.x % c.x != 0 || self.grid.y % c.y != 0 || self.grid.z % c.z != 0 {
+        if !self.grid.x.is_multiple_of(c.x) || !self.grid.y.is_multiple_of(c.y) || !self.grid.z.is_multiple_of(c.z) {
             return Some(format!(
                 "the grid {} is not a whole number of clusters {} (each grid dimension must be a multiple of the \
                  cluster's)",
