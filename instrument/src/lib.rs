@@ -6,16 +6,21 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
+mod arc;
 pub mod atomic;
 pub mod atomic_ref;
 pub mod cell;
 pub mod drfrlx;
+#[cfg(feature = "futures")]
+pub mod future;
 pub mod gpu;
 mod gpu_alloc;
 pub mod gpu_memory;
 mod gpu_record;
 mod gpu_sync;
 pub mod hint;
+pub mod lazy_static;
 pub mod rt;
 pub mod sync;
 pub mod thread;
