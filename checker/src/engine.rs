@@ -1016,6 +1016,9 @@ impl Engine {
                 }
                 match st {
                     ThreadStatus::Gone => others.push(format!("thread {u} finished")),
+                    ThreadStatus::Op(Op::Barrier { group: g, .. }, src) => {
+                        others.push(format!("thread {u} waits at {src} at the barrier of {g}"))
+                    }
                     ThreadStatus::Op(op, src) => others.push(format!("thread {u} waits at {src} ({op:?})")),
                     _ => others.push(format!("thread {u} waits")),
                 }

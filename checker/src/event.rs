@@ -531,15 +531,32 @@ pub struct BarrierGroup {
     pub kernel: Loc,
     /// `Warp`, `Block`, or `Device` (the grid).
     pub level: Scope,
-    /// Index of the warp or block within the kernel (0 for the grid).
+    /// Index of the warp, block or cluster within the kernel (0 for the grid).
     pub index: u32,
+    /// For a partial warp barrier (`__syncwarp(mask)`, a tile's `sync`):
+    /// the lanes it waits for; 0 for a whole group.
+    pub lanes: u64,
 }
 
 impl fmt::Display for BarrierGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.level {
+            Scope::Warp if self.lanes != 0 => {
+                let lanes: Vec<String> = (0..64)
+                    .filter(|l| self.lanes >> l & 1 == 1)
+                    .map(|l| l.to_string())
+                    .collect();
+                write!(
+                    f,
+                    "lanes {{{}}} of warp {} of kernel {}",
+                    lanes.join(", "),
+                    self.index,
+                    self.kernel
+                )
+            }
             Scope::Warp => write!(f, "warp {} of kernel {}", self.index, self.kernel),
             Scope::Block => write!(f, "block {} of kernel {}", self.index, self.kernel),
+            Scope::Cluster => write!(f, "cluster {} of kernel {}", self.index, self.kernel),
             _ => write!(f, "the grid of kernel {}", self.kernel),
         }
     }

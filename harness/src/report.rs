@@ -3,7 +3,9 @@
 use scopecheck_checker::event::{Event, EventId, EventKind, Loc, LocKind, SourceLoc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::{Failure, MemoryModel};
+use scopecheck_instrument::gpu::Outcome;
 use scopecheck_instrument::rt::RunResult;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
@@ -20,6 +22,20 @@ impl Report {
         let races = std::mem::take(&mut run.races);
         run.failures.extend(races);
         Report { run, model }
+    }
+
+    /// What the complete executions recorded with `gpu::record`: each
+    /// outcome with the number of complete executions that had it (an
+    /// execution that recorded nothing has the empty outcome; failed and
+    /// blocked executions are not here). See `docs/gpu-api.md`.
+    pub fn outcomes(&self) -> &BTreeMap<Outcome, u64> {
+        &self.run.outcomes
+    }
+
+    /// The outcomes of [`Report::outcomes`] as `key=value; key=value`
+    /// strings, without their counts.
+    pub fn outcome_set(&self) -> BTreeSet<String> {
+        self.run.outcomes.keys().map(|o| o.to_string()).collect()
     }
 
     /// With `Builder::record_races`: complete executions that had a race.

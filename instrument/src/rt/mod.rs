@@ -16,6 +16,7 @@ mod stacks;
 pub use stacks::stacks_made;
 mod teardown;
 
+use crate::gpu_record::Outcome;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus, WaitSite};
@@ -35,6 +36,7 @@ use scopecheck_checker::memory::{Platform, Residence};
 use scopecheck_checker::progress::Progress;
 use scopecheck_checker::{token, Engine, MemoryModel};
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -169,6 +171,9 @@ pub struct RunResult {
     pub races: Vec<Failure>,
     /// Under [`RunConfig::record_races`]: complete executions with a race.
     pub racy_executions: u64,
+    /// What the complete executions recorded with `gpu::record`: each
+    /// outcome and how many complete executions had it.
+    pub outcomes: BTreeMap<Outcome, u64>,
 }
 
 impl RunResult {
@@ -197,6 +202,9 @@ impl RunResult {
             }
         }
         self.racy_executions += other.racy_executions;
+        for (o, n) in other.outcomes {
+            *self.outcomes.entry(o).or_default() += n;
+        }
         self.complete &= other.complete;
         if self.incomplete_reason.is_none() {
             self.incomplete_reason = other.incomplete_reason;
@@ -682,6 +690,19 @@ pub fn discard() -> ! {
     unreachable!("a discarded model thread was resumed");
 }
 
+/// Fails the current execution with a failure of `kind` at `src` (the
+/// user's line), saying `message` and suggesting `fix`: for misuse a shim
+/// object finds on its own (a thread calling a partial warp barrier whose
+/// mask leaves it out is barrier divergence).
+pub fn fail(kind: FailureKind, message: String, fix: Option<String>, src: SourceLoc) -> ! {
+    let Some(t) = CURRENT.with(|c| c.get()) else {
+        panic!("scopecheck: {message}");
+    };
+    let mut f = with_shared(|s| s.engine.failure(kind, message, Some(t), vec![], Some(src)));
+    f.fix = fix;
+    abort_with(Stop::Failure(f));
+}
+
 /// Records that `loc`, just allocated, lives in `res` (a memory kind, seed
 /// 001): the checker then judges whether its system-scope atomics are atomic.
 pub fn set_memory_kind(loc: Loc, res: Residence) {
@@ -909,6 +930,7 @@ fn run_strategy(
     let mut stray_failure: Option<String> = None;
     let mut cut = false;
     let mut failed_midway = 0u64;
+    let mut outcomes = BTreeMap::new();
     let run_id = epoch::new_run();
     loop {
         // The strategy is asked first: a run whose last execution was also
@@ -945,6 +967,11 @@ fn run_strategy(
             s.engine.end_execution(end);
             owned
         });
+        // Taken after every execution, so none sees another's records.
+        let recorded = crate::gpu_record::take();
+        if owned && end == ExecutionEnd::Complete {
+            *outcomes.entry(recorded).or_default() += 1;
+        }
         // A shard reports only the executions it owns (another shard
         // reports this one's failure).
         let failure = failure.filter(|_| owned);
@@ -1011,6 +1038,7 @@ fn run_strategy(
         replay_divergence: divergence,
         races,
         racy_executions,
+        outcomes,
     };
     (result, cut)
 }
