@@ -96,6 +96,10 @@ pub struct Stats {
     pub events_added: u64,
     /// Events replayed.
     pub events_replayed: u64,
+    /// Executions the strategy stopped because they went past its search
+    /// bound (a preemption bound; see [`Strategy::within_bound`]): neither
+    /// complete nor blocked, and not checked to their end.
+    pub pruned: u64,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.
@@ -128,6 +132,9 @@ struct ThreadRt {
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
+    /// The index of the event that follows the thread's last spin hint
+    /// (marked [`Event::after_hint`] when it is added).
+    hint_at: Option<u32>,
     finished: bool,
 }
 
@@ -219,6 +226,10 @@ pub struct Engine {
     takes_leftmost: bool,
     /// Whether the strategy checks each new visible step (a replay).
     checks_steps: bool,
+    /// Whether the strategy bounds the search (asked before each new step).
+    bounds_search: bool,
+    /// Whether the current execution was stopped at the search bound.
+    pruned_now: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
@@ -233,6 +244,8 @@ impl Engine {
             wants_revisits: strategy.wants_revisits(),
             takes_leftmost: strategy.takes_leftmost(),
             checks_steps: strategy.checks_steps(),
+            bounds_search: strategy.bounds_search(),
+            pruned_now: false,
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
@@ -287,6 +300,7 @@ impl Engine {
             return false;
         }
         self.replayed = false;
+        self.pruned_now = false;
         // Only backward revisits, the `porf` model and the unfair progress
         // check ask porf views; a strategy starting from an empty graph
         // with none of them spares their joins.
@@ -316,6 +330,13 @@ impl Engine {
         } else {
             end
         };
+        if std::mem::take(&mut self.pruned_now) && end == ExecutionEnd::Blocked {
+            if self.strategy.owns_execution() {
+                self.stats.pruned += 1;
+            }
+            self.strategy.execution_done(&self.graph, end);
+            return;
+        }
         if !self.strategy.owns_execution() {
             // Another shard's execution: it counts there.
             self.strategy.execution_done(&self.graph, end);
@@ -558,7 +579,11 @@ impl Engine {
                 self.graph.event_mut(id).rlx = Some(c);
             }
         }
-        self.rt(t).cursor = id.index + 1;
+        let r = self.rt(t);
+        r.cursor = id.index + 1;
+        if r.hint_at == Some(id.index) {
+            self.graph.event_mut(id).after_hint = true;
+        }
         self.stats.events_added += 1;
         id
     }
@@ -734,6 +759,7 @@ impl Engine {
     pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
+        r.hint_at = Some(r.cursor);
         // Already one entry per location, the mo-latest write read there.
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
@@ -1163,6 +1189,10 @@ impl Engine {
         self.cur_scope = op.scope();
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
+        }
+        if self.bounds_search && !self.strategy.within_bound(&self.graph) {
+            self.pruned_now = true;
+            return Err(Stop::Moot);
         }
         match *op {
             Op::Load { loc, order, .. } => {
