@@ -1066,7 +1066,7 @@ impl Engine {
 
     /// Replays the visible operation `op` of thread `t` on the spot, without
     /// a trip through the scheduler, when its kept event is ready
-    /// ([`Engine::replay_ready`]). The replay needs only an order compatible
+    /// (`Engine::replay_ready`). The replay needs only an order compatible
     /// with po, rf, spawn/join and barriers (the kept graph already holds
     /// every choice, and that order is all real memory depends on in a
     /// race-free program: hb is contained in (po | rf)+); letting a thread

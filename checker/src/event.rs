@@ -693,7 +693,7 @@ pub struct WriteEvent {
 }
 
 /// A release the scoped models track: the view a synchronizing acquire
-/// gains, and who released at which scope (DESIGN.md 3.4: synchronization
+/// gains, and who released at which scope (docs/semantics.md §4: synchronization
 /// needs the release and the acquire to be mutually scope-inclusive).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Head {

@@ -1,4 +1,4 @@
-//! Floating-point read-modify-writes (DESIGN.md 3.3: floating-point add and
+//! Floating-point read-modify-writes (docs/semantics.md §3: floating-point add and
 //! sub, and `sycl::atomic_ref`'s floating-point min and max), computed on
 //! the bit patterns the checker keeps as [`Value`]s.
 //!

@@ -1,5 +1,5 @@
 //! Memory kinds and the device attributes that decide whether a
-//! system-scope atomic is really atomic (DESIGN.md 3.2).
+//! system-scope atomic is really atomic (docs/semantics.md §2).
 //!
 //! Seed 001 ("Atomicity") says, word for word:
 //!
@@ -7,13 +7,13 @@
 //! > - it specifies a scope other than `thread_scope_system`, **or**
 //! > - the scope is `thread_scope_system` and:
 //! >   - it affects an object in system allocated memory and
-//! >     `pageableMemoryAccess` is `1` [0], **or**
+//! >     `pageableMemoryAccess` is `1` \[0\], **or**
 //! >   - it affects an object in managed memory and
 //! >     `concurrentManagedAccess` is `1`, **or**
 //! >   - it affects an object in mapped memory and
 //! >     `hostNativeAtomicSupported` is `1`, **or**
 //! >   - it is a load or store that affects a naturally-aligned object of
-//! >     sizes 1, 2, 4, 8, or 16 bytes on mapped memory [1], **or**
+//! >     sizes 1, 2, 4, 8, or 16 bytes on mapped memory \[1\], **or**
 //! >   - it affects an object in GPU memory, only GPU threads access it, and
 //! >     - `*val` returned from `cudaDeviceGetP2PAttribute(&val,
 //! >       cudaDevP2PAttrNativeAtomicSupported, srcDev, dstDev)` between each
@@ -28,10 +28,10 @@
 //! (`gpu::alloc_in`); locations without one (every ordinary atomic) are
 //! atomic at every scope, as before.
 //!
-//! Not modelled: note [0] of the seed (with
+//! Not modelled: note \[0\] of the seed (with
 //! `PageableMemoryAccessUsesHostPagetables` = 0, atomics on memory-mapped
 //! files or `hugetlbfs` allocations are not atomic) needs a notion of file
-//! backed memory the shim does not have; note [1] (16-byte loads and stores
+//! backed memory the shim does not have; note \[1\] (16-byte loads and stores
 //! on mapped memory need system support) concerns widths the shim's
 //! atomics (at most 8 bytes, always naturally aligned) never have.
 

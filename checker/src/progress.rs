@@ -1,4 +1,4 @@
-//! Forward-progress models (DESIGN.md 3.5): which threads the scheduler
+//! Forward-progress models (docs/semantics.md §6): which threads the scheduler
 //! must keep running, and so which spin-waits are hangs.
 //!
 //! The checker never explores a spin loop forever: a thread whose loop

@@ -10,7 +10,7 @@
 //! > threads, at least one writes, at least one is plain (non-atomic, or a
 //! > tracked cell), and neither happens before the other.
 //!
-//! and, under scoped models (DESIGN.md 3.4), the heterogeneous race:
+//! and, under scoped models (docs/semantics.md §4), the heterogeneous race:
 //!
 //! > two conflicting atomic accesses in different threads, neither
 //! > happening before the other, that are not mutually scope-inclusive.

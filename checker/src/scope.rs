@@ -1,4 +1,4 @@
-//! Thread placement and memory scopes (DESIGN.md 3.1).
+//! Thread placement and memory scopes (docs/semantics.md §1).
 //!
 //! Every thread has a placement: a host thread is placed only in the system;
 //! a GPU thread has a device, block, warp and lane. A scope names the group

@@ -1,4 +1,4 @@
-//! Memory spaces (DESIGN.md 3.2) and the spaces a barrier fences (3.3).
+//! Memory spaces (docs/semantics.md §2) and the spaces a barrier fences (3.3).
 //!
 //! A location lives in one space: **global** memory (host memory, atomics,
 //! cells, GPU device buffers: visible to every thread that holds it) or

@@ -20,8 +20,8 @@ use std::path::PathBuf;
 /// fragment of its message. One family per message of the lexer
 /// (`harness/src/litmus/lexer.rs`), per distinct free-form message and main
 /// "expected ..." context of the parser (`parser.rs`), per validation
-/// message (`run.rs` `validate`, `interp.rs` `Layout::of`, `opencl.rs`
-/// `env_of`), and per error of a test's program at run time (`interp.rs`).
+/// message (`run.rs` `validate`, `interp.rs` `Layout::of`), and per error
+/// of a test's program at run time (`interp.rs`).
 const ERROR_FAMILIES: &[(Kind, &str)] = &[
     // The lexer.
     (Kind::Parse, "unexpected character"),
@@ -103,7 +103,6 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     (Kind::Refused, "the condition names"),
     (Kind::Refused, "the locations clause names"),
     (Kind::Refused, "is not a location of this test"),
-    (Kind::Refused, "one region and one type per location"),
     (Kind::Refused, "is declared again with length"),
     // Size limits (litmus/limits.rs).
     (Kind::Refused, "memory locations in all"),

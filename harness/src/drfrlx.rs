@@ -24,12 +24,13 @@
 //! 2. If it has quantum accesses, the quantum-equivalent program: quantum
 //!    loads return, and quantum stores write, values chosen from each
 //!    location's domain (its initial value, every value the program wrote
-//!    to it in step 1, and [`Check::quantum_values`]); every combination of
+//!    to it in step 1, [`Check::quantum_values`], and the accessed type's
+//!    smallest and largest values); every combination of
 //!    choices is explored, each under `sc`. Its executions replace step 1's
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
 //! 3. The program under the weak model ([`Check::weak_model`]) mapped onto a
-//!    DRFrlx system ([`scopecheck_instrument::rt::set_drfrlx_system`]):
+//!    DRFrlx system ([`scopecheck_instrument::rt::DrfrlxSystem`]):
 //!    unpaired accesses as `SeqCst`, and every paired access between two
 //!    seq_cst fences, so that relaxed classes move across each other and
 //!    data but not across paired atomics: a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
@@ -77,6 +78,10 @@ pub struct Check {
     pub weak_model: MemoryModel,
     /// Extra values every quantum location's domain holds.
     pub quantum_values: Vec<Value>,
+    /// Whether every quantum domain also holds the smallest and largest
+    /// value of the accessed type (default on; see
+    /// [`scopecheck_instrument::drfrlx::boundary_values`]).
+    pub quantum_boundaries: bool,
     /// Which atomics class inference judges.
     pub infer: Infer,
     /// Run at most this many quantum choice combinations (the report is
@@ -191,6 +196,19 @@ pub struct DrfReport {
     pub failures: Vec<Failure>,
     /// Weak-model final memories no SC execution has.
     pub non_sc: Vec<NonScOutcome>,
+    /// Lines of acquire, release and acq_rel atomics. DRFrlx's paired
+    /// atomics are seq_cst and acquire/release is outside the model, so its
+    /// SC guarantee does not cover a program that uses them: such a program
+    /// is never reported legal. Their races are judged as paired atomics'
+    /// (a conflict with one is ordered only through an so1 chain), and the
+    /// weak-model run gives them their real semantics, so what they allow
+    /// beyond SC is listed in [`DrfReport::non_sc`], blamed on them.
+    pub outside: Vec<SourceLoc>,
+    /// Each quantum location (by name) with the values its quantum accesses
+    /// were offered: the initial value, what the program wrote there in the
+    /// SC runs, [`Check::quantum_values`] and the type's boundary values. A
+    /// quantum value may be any value of its type; the verdict covers these.
+    pub quantum_domains: Vec<(String, Vec<Value>)>,
     /// Class inference, per line.
     pub inferences: Vec<Inference>,
     /// Limits reached and other remarks.
@@ -204,9 +222,17 @@ pub struct DrfReport {
 impl DrfReport {
     /// No illegal race and no failure (non-SC outcomes follow from races,
     /// except a checker bug, which is a failure too), in a check no bound
-    /// cut short.
+    /// cut short, of a program inside DRFrlx (no acquire/release atomics:
+    /// [`DrfReport::outside`]).
     pub fn is_legal(&self) -> bool {
-        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty()
+        self.races.is_empty() && self.failures.is_empty() && self.incomplete.is_empty() && self.outside.is_empty()
+    }
+
+    /// The program uses acquire/release atomics, outside DRFrlx
+    /// ([`DrfReport::outside`]), and nothing illegal was found: neither
+    /// legal nor illegal.
+    pub fn is_outside(&self) -> bool {
+        !self.outside.is_empty() && !self.is_illegal()
     }
 
     /// Illegal races or failures were found (a cut-short check can prove
@@ -264,7 +290,10 @@ struct Judged {
     /// The locations each relaxed line accessed.
     site_locs: BTreeMap<SourceLoc, BTreeSet<Loc>>,
     quantum_sites: BTreeSet<SourceLoc>,
-    weak_paired: bool,
+    /// Lines of acquire, release and acq_rel atomics (outside DRFrlx).
+    acq_rel_sites: BTreeSet<SourceLoc>,
+    /// The values quantum accesses of each location were offered.
+    offered: BTreeMap<Loc, BTreeSet<Value>>,
     internal: Vec<String>,
     incomplete: Vec<String>,
     /// Why the check's budget ran out during (or before) this exploration.
@@ -302,6 +331,7 @@ impl Check {
         Check {
             weak_model: MemoryModel::Rc11,
             quantum_values: Vec::new(),
+            quantum_boundaries: true,
             infer: Infer::Unclassified,
             max_quantum_programs: 20_000,
             max_executions: None,
@@ -395,7 +425,9 @@ impl Check {
                             out.unclassified_sites.insert(e.src);
                         }
                     },
-                    Order::Acquire | Order::Release | Order::AcqRel => out.weak_paired = true,
+                    Order::Acquire | Order::Release | Order::AcqRel => {
+                        out.acq_rel_sites.insert(e.src);
+                    }
                     _ => {}
                 }
             }
@@ -466,9 +498,13 @@ impl Check {
             shim::install_quantum(QuantumPlan {
                 domains: domains.clone(),
                 script: script.clone(),
+                boundaries: self.quantum_boundaries,
             });
             self.judge_once(f, classes, keep, &mut out, budget);
             let log = shim::take_quantum_log();
+            for (loc, vals) in &log.offered {
+                out.offered.entry(*loc).or_default().extend(vals.iter().copied());
+            }
             if out.cut.is_some() {
                 // This combination was cut: its children are unknown.
                 out.combos_left = combos.known_left();
@@ -498,7 +534,6 @@ impl Check {
         // Before the thread-local switches below, which an outer model uses.
         rt::check_not_nested("scopecheck::drfrlx");
         shim::set_site_classes(Vec::new());
-        rt::set_drfrlx_system(false);
         shim::take_tracked_sites();
         let budget = Budget::new(self.max_executions, self.max_duration);
         let mut report = DrfReport::default();
@@ -555,7 +590,7 @@ impl Check {
         }
 
         // 3. The weak model.
-        rt::set_drfrlx_system(true);
+        let system = rt::DrfrlxSystem::on();
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
         let mut names: HashMap<Loc, String> = HashMap::new();
         let mut config = self.config(self.weak_model);
@@ -569,7 +604,7 @@ impl Check {
                 weak_states.insert(state);
             }
         });
-        rt::set_drfrlx_system(false);
+        drop(system);
         budget.charge(&weak);
         report.weak_executions = weak.stats.complete;
         let mut weak_cut = false;
@@ -589,18 +624,27 @@ impl Check {
                     .push(format!("the {} exploration {why}", self.weak_model.name())),
             }
         }
+        report.quantum_domains = judged
+            .offered
+            .iter()
+            .map(|(l, vals)| {
+                let name = names.get(l).cloned().unwrap_or_else(|| l.to_string());
+                (name, vals.iter().copied().collect())
+            })
+            .collect();
         let mut blamed: Vec<String> = judged
             .races
             .iter()
             .map(|(r, _)| format!("{} between {} and {}", r.kind, r.first_src, r.second_src))
             .collect();
         blamed.extend(quantum_sites.iter().map(|s| format!("the quantum access at {s}")));
-        if judged.weak_paired {
-            blamed.push(
-                "acquire/release atomics, counted as paired although DRFrlx's paired atomics are seq_cst (its \
-                 SC guarantee does not cover them)"
-                    .into(),
-            );
+        if !judged.acq_rel_sites.is_empty() {
+            let lines: Vec<String> = judged.acq_rel_sites.iter().map(|s| s.to_string()).collect();
+            blamed.push(format!(
+                "the acquire/release atomics at {} (outside DRFrlx, whose paired atomics are seq_cst: its SC \
+                 guarantee does not cover them)",
+                lines.join(", ")
+            ));
         }
         for s in weak_states.difference(&judged.results) {
             let state = s
@@ -950,6 +994,15 @@ fn finish(report: &mut DrfReport, judged: &Judged, quantum: bool) {
         report.failures.push(internal(e));
     }
     report.incomplete.extend(judged.incomplete.iter().cloned());
+    report.outside = judged.acq_rel_sites.iter().copied().collect();
+    if report.quantum_domains.is_empty() {
+        // A check cut before the weak-model run named no locations.
+        report.quantum_domains = judged
+            .offered
+            .iter()
+            .map(|(l, vals)| (l.to_string(), vals.iter().copied().collect()))
+            .collect();
+    }
 }
 
 /// Why an exploration that no bound cut judged nothing: none of its

@@ -49,7 +49,7 @@ pub mod sync {
 
 pub use scopecheck_instrument::{cell, gpu, hint, thread};
 
-/// Memory scopes and thread placement (DESIGN.md 3.1): the groups of threads
+/// Memory scopes and thread placement (docs/semantics.md §1): the groups of threads
 /// a scoped operation is atomic and synchronizing for.
 ///
 /// | `Scope` | CUDA | SYCL / OpenCL | PTX | Vulkan |

@@ -56,6 +56,14 @@ struct DrfrlxArgs {
     /// Extra values every quantum location's domain holds (comma-separated).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     quantum_values: Vec<i64>,
+    /// One JSON object per test on standard output instead of the text
+    /// report (verdict, races, non-SC outcomes, inferences, coverage).
+    #[arg(long)]
+    json: bool,
+    /// Leave the type's smallest and largest values out of the quantum
+    /// domains (the report lists the values tried either way).
+    #[arg(long)]
+    no_quantum_boundaries: bool,
     /// Iterations a `while` loop may run; executions needing more are discarded.
     #[arg(long, default_value_t = 2)]
     unroll: u32,
@@ -92,7 +100,8 @@ fn parse_model(s: &str) -> Result<MemoryModel, String> {
 /// when standard output's reader went away, see `cli::out`), 3 when none
 /// of those but some test's check was cut short by `--timeout` or
 /// `--max-executions` (or the cap on quantum combinations): it is then not
-/// known to be legal.
+/// known to be legal, 4 when none of those but some test uses acquire/release
+/// atomics (outside DRFrlx: neither legal nor illegal).
 fn drfrlx(args: DrfrlxArgs) -> ExitCode {
     let found = cli::files::collect(&args.paths);
     for n in &found.notes {
@@ -103,12 +112,13 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         infer: args.infer,
         weak_model: args.weak_model,
         quantum_values: args.quantum_values.iter().map(|&v| v as u64).collect(),
+        quantum_boundaries: !args.no_quantum_boundaries,
         max_executions: args.max_executions,
         max_duration: args.timeout,
         ..Check::new()
     };
     let mut out = Out::new();
-    let (mut legal, mut illegal, mut incomplete, mut errors) = (0, 0, 0, walk_errors.len());
+    let (mut legal, mut illegal, mut incomplete, mut outside, mut errors) = (0, 0, 0, 0, walk_errors.len());
     for e in &walk_errors {
         eprint_line(e);
     }
@@ -133,34 +143,63 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
                     }
                 }
                 // What a cut-short check found is real; legality it cannot show.
-                let verdict = if r.is_illegal() {
-                    illegal += 1;
-                    "illegal"
-                } else if r.is_legal() {
-                    legal += 1;
-                    "legal"
-                } else {
-                    incomplete += 1;
-                    "incomplete (not known to be legal)"
+                let word = cli::drfrlx_json::verdict(&r);
+                let verdict = match word {
+                    "illegal" => {
+                        illegal += 1;
+                        "illegal"
+                    }
+                    "legal" => {
+                        legal += 1;
+                        "legal"
+                    }
+                    "outside" => {
+                        outside += 1;
+                        "outside (acquire/release atomics: not covered by the SC guarantee)"
+                    }
+                    _ => {
+                        incomplete += 1;
+                        "incomplete (not known to be legal)"
+                    }
                 };
-                out.write(&format!("Test {name}: DRFrlx {verdict}\n{r}\n"));
+                if args.json {
+                    let j = cli::drfrlx_json::report_json(&name, args.weak_model.name(), &r);
+                    out.write(&format!("{j}\n"));
+                } else {
+                    out.write(&format!("Test {name}: DRFrlx {verdict}\n{r}\n"));
+                }
             }
             Err(e) => {
-                out.write(&format!("Test {name}: Error {}\n\n", e.located(&name)));
+                if args.json {
+                    out.write(&format!("{}\n", cli::drfrlx_json::error_json(&name, &e)));
+                } else {
+                    out.write(&format!("Test {name}: Error {}\n\n", e.located(&name)));
+                }
                 eprint_line(e.located(&name));
                 errors += 1;
             }
         }
     }
-    out.write(&format!(
-        "{} test(s): {legal} legal, {illegal} illegal, {}{errors} error(s)\n",
+    let summary = format!(
+        "{} test(s): {legal} legal, {illegal} illegal, {}{}{errors} error(s)",
         files.len(),
+        if outside > 0 {
+            format!("{outside} outside DRFrlx, ")
+        } else {
+            String::new()
+        },
         if incomplete > 0 {
             format!("{incomplete} incomplete, ")
         } else {
             String::new()
         }
-    ));
+    );
+    // With --json, standard output holds only the tests' objects.
+    if args.json {
+        eprint_line(&summary);
+    } else {
+        out.write(&format!("{summary}\n"));
+    }
     if let Some(status) = out.finish() {
         return ExitCode::from(status);
     }
@@ -170,6 +209,8 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
         ExitCode::from(1)
     } else if incomplete > 0 {
         ExitCode::from(3)
+    } else if outside > 0 {
+        ExitCode::from(4)
     } else {
         ExitCode::SUCCESS
     }

@@ -30,8 +30,9 @@ fn scopecheck(args: &[&str]) -> Output {
 
 #[test]
 fn the_quantum_cap_counts_what_it_cut() {
-    // split-counter's six quantum choice points, each from a domain of six
-    // values ({0, 1} plus 1..=5): 6^6 combinations, of which 100 run.
+    // split-counter's six quantum choice points, each from a domain of eight
+    // values ({0, 1} plus 1..=5, plus the type's boundaries i64::MIN and
+    // i64::MAX): 8^6 combinations, of which 100 run.
     let check = Check {
         quantum_values: (1..=5).collect(),
         max_quantum_programs: 100,
@@ -43,7 +44,7 @@ fn the_quantum_cap_counts_what_it_cut() {
     assert_eq!(
         r.incomplete,
         vec![
-            "the quantum-equivalent program has at least 46656 combinations of quantum choices (those not run may \
+            "the quantum-equivalent program has at least 262144 combinations of quantum choices (those not run may \
              lead to more); 100 were checked (max_quantum_programs), the rest were not run"
                 .to_string()
         ],
@@ -53,7 +54,7 @@ fn the_quantum_cap_counts_what_it_cut() {
     assert!(!r.is_legal() && !r.is_illegal() && !r.is_complete(), "{r}");
     assert!(
         r.to_string()
-            .contains("incomplete: the quantum-equivalent program has at least 46656"),
+            .contains("incomplete: the quantum-equivalent program has at least 262144"),
         "{r}"
     );
 }
@@ -61,7 +62,8 @@ fn the_quantum_cap_counts_what_it_cut() {
 #[test]
 fn the_quantum_cap_with_twenty_extra_values_checks_exactly_the_cap() {
     // The issue's input (it built 21^6 scripts, 22 GB, before the cap):
-    // now 20,000 combinations run and the rest are counted, not built.
+    // now 20,000 combinations run and the rest are counted, not built:
+    // 23^6 (0, 1..=20 and the two boundaries of i64).
     let check = Check {
         quantum_values: (1..=20).collect(),
         ..Check::new()
@@ -70,7 +72,7 @@ fn the_quantum_cap_with_twenty_extra_values_checks_exactly_the_cap() {
     assert_eq!(r.quantum_programs, 20_000, "{r}");
     assert_eq!(r.incomplete.len(), 1, "{r}");
     assert!(
-        r.incomplete[0].starts_with("the quantum-equivalent program has at least 85766121 combinations"),
+        r.incomplete[0].starts_with("the quantum-equivalent program has at least 148035889 combinations"),
         "{r}"
     );
     assert!(r.incomplete[0].contains("20000 were checked"), "{r}");

@@ -199,7 +199,7 @@ fn readme_check_command_checks_every_corpus_row() {
     assert!(out.status.success(), "{stderr}");
     assert!(
         stderr
-            .contains("144 test runs: 144 checked, 0 errors, 140 agreements, 1 without a recorded answer, 0 disagreements, 3 known disagreements"),
+            .contains("151 test runs: 151 checked, 0 errors, 147 agreements, 1 without a recorded answer, 0 disagreements, 3 known disagreements"),
         "{stderr}"
     );
 }
@@ -388,4 +388,37 @@ fn a_sample_answers_only_what_it_proves() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("condition_holds: expected 0, found 1"));
+}
+
+/// `--json` on the mixed-declaration tests: the verdict and `race_free` of
+/// each (docs/opencl-model.md section 2), and the opencl note.
+#[test]
+fn mixed_declarations_in_json() {
+    let out = scopecheck(&["litmus", "--json", corpus().join("mixed").to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut got: Vec<(String, String, String, bool, usize)> = text(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["name"].as_str().unwrap().to_string(),
+                v["model"].as_str().unwrap().to_string(),
+                v["verdict"].as_str().unwrap().to_string(),
+                v["race_free"].as_bool().unwrap(),
+                v["notes"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    got.sort();
+    let want = [
+        ("C-MP-mixed-declarations", "rc11", "No", false, 0),
+        ("MP-flag-global-then-local", "opencl", "Ok", false, 1),
+        ("MP-flag-local-then-global", "opencl", "No", true, 1),
+        ("MP-plain-read-of-atomic-data", "opencl", "No", false, 1),
+        ("MP-plain-write-of-atomic-data", "opencl", "No", false, 1),
+        ("atomics-on-atomic-location", "opencl", "Ok", true, 1),
+        ("atomics-on-non-atomic-location", "opencl", "No", true, 1),
+    ]
+    .map(|(n, m, v, r, k)| (n.to_string(), m.to_string(), v.to_string(), r, k));
+    assert_eq!(got, want);
 }

@@ -75,8 +75,14 @@ fn quantum_split_counter_is_legal_on_its_quantum_equivalent_program() {
     assert!(r.is_legal(), "{r}");
     assert_eq!(r.sc_executions, 4, "{r}");
     // Six quantum choices (each counter's load and store, the reader's two
-    // loads), each from its location's domain {0, 1}: 2^6 combinations.
-    assert_eq!((r.quantum_programs, r.quantum_executions), (64, 256), "{r}");
+    // loads), each from its location's domain {0, 1} plus the boundaries of
+    // the litmus type (i64::MIN, i64::MAX): 4^6 combinations, 4 SC
+    // executions each.
+    assert_eq!((r.quantum_programs, r.quantum_executions), (4096, 16384), "{r}");
+    assert_eq!(r.quantum_domains.len(), 2, "{r}");
+    for (_, values) in &r.quantum_domains {
+        assert_eq!(values, &vec![0, 1, i64::MAX as u64, i64::MIN as u64], "{r}");
+    }
 }
 
 #[test]
@@ -90,7 +96,7 @@ fn quantum_domains_hold_the_initial_value_with_inference_off_too() {
     };
     let r = check_drfrlx_file(&corpus("split-counter.litmus"), &check, 2).expect("a report");
     assert!(r.is_legal(), "{r}");
-    assert_eq!((r.quantum_programs, r.quantum_executions), (64, 256), "{r}");
+    assert_eq!((r.quantum_programs, r.quantum_executions), (4096, 16384), "{r}");
 }
 
 #[test]
@@ -153,5 +159,111 @@ fn the_command_judges_a_folder_and_keeps_going_past_errors() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("broken.litmus:"),
         "{stdout}"
+    );
+}
+
+/// Store buffering with release stores and acquire loads: outside DRFrlx
+/// (its paired atomics are seq_cst), with the rc11 outcome r0 = r1 = 0 as a
+/// non-SC outcome; the command says "outside" and exits with status 4.
+#[test]
+fn acquire_release_store_buffering_is_outside_with_its_non_sc_outcome() {
+    let src = "C sb-relacq\n{}\n\
+               P0 (atomic_int* x, atomic_int* y, atomic_int* r0) {\n\
+               \x20 atomic_store_explicit(x, 1, memory_order_release);\n\
+               \x20 int a = atomic_load_explicit(y, memory_order_acquire);\n\
+               \x20 atomic_store_explicit(r0, a, memory_order_seq_cst);\n}\n\
+               P1 (atomic_int* x, atomic_int* y, atomic_int* r1) {\n\
+               \x20 atomic_store_explicit(y, 1, memory_order_release);\n\
+               \x20 int b = atomic_load_explicit(x, memory_order_acquire);\n\
+               \x20 atomic_store_explicit(r1, b, memory_order_seq_cst);\n}\n\
+               exists (r0 == 0 /\\ r1 == 0)\n";
+    let r = check_drfrlx_source("sb-relacq.litmus", src, &Check::new(), 2).unwrap();
+    assert!(r.is_outside() && !r.is_legal() && !r.is_illegal(), "{r}");
+    assert_eq!(
+        r.outside.iter().map(|s| s.line).collect::<Vec<_>>(),
+        vec![4, 5, 9, 10],
+        "{r}"
+    );
+    assert_eq!(non_sc_values(&r, "r0"), vec![0], "{r}");
+    assert_eq!(non_sc_values(&r, "r1"), vec![0], "{r}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sb-relacq.litmus");
+    std::fs::write(&file, src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_scopecheck"))
+        .args(["drfrlx", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{stdout}");
+    assert!(stdout.contains("sb-relacq.litmus: DRFrlx outside"), "{stdout}");
+    assert!(
+        stdout.contains("1 test(s): 0 legal, 0 illegal, 1 outside DRFrlx, 0 error(s)"),
+        "{stdout}"
+    );
+}
+
+/// `scopecheck drfrlx --json`: one object per test on standard output (the
+/// summary goes to standard error), with the verdict, the races with their
+/// kinds and lines, the non-SC outcomes with their blame, and errors as
+/// objects too.
+#[test]
+fn the_command_writes_one_json_object_per_test() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(corpus("fig2a.litmus"), dir.path().join("a-fig2a.litmus")).unwrap();
+    std::fs::copy(corpus("split-counter.litmus"), dir.path().join("b-split.litmus")).unwrap();
+    std::fs::write(
+        dir.path().join("c-bad.litmus"),
+        "C bad\n{}\nP0 (atomic_int* x) {\n  nonsense;\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_scopecheck"))
+        .args(["drfrlx", "--json", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    let objs: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(objs.len(), 3, "{stdout}");
+    assert!(stderr.contains("3 test(s): 1 legal, 1 illegal, 1 error(s)"), "{stderr}");
+    let (a, b, c) = (&objs[0], &objs[1], &objs[2]);
+    assert_eq!(a["verdict"], "illegal");
+    assert_eq!(a["races"][0]["kind"], "non-ordering race");
+    assert!(
+        a["races"][0]["first"]["at"]
+            .as_str()
+            .unwrap()
+            .ends_with("a-fig2a.litmus:15:3"),
+        "{a}"
+    );
+    assert!(
+        a["races"][0]["second"]["at"]
+            .as_str()
+            .unwrap()
+            .ends_with("a-fig2a.litmus:19:12"),
+        "{a}"
+    );
+    assert_eq!(a["non_sc"][0]["state"]["out"], 20, "{a}");
+    assert!(
+        a["non_sc"][0]["blamed"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("non-ordering race"),
+        "{a}"
+    );
+    assert_eq!(
+        (a["sc_executions"].as_u64(), a["weak_executions"].as_u64()),
+        (Some(3), Some(4))
+    );
+    assert_eq!(b["verdict"], "legal");
+    assert_eq!(b["quantum_programs"], 4096);
+    assert_eq!(b["quantum_domains"].as_array().unwrap().len(), 2, "{b}");
+    assert_eq!(c["verdict"], "error");
+    assert!(
+        c["error"]["message"].as_str().unwrap().contains("c-bad.litmus:4:"),
+        "{c}"
     );
 }

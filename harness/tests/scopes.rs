@@ -116,7 +116,7 @@ fn system_scope_src11_is_rc11_on_message_passing() {
     assert_eq!(a, [(0, 0), (0, 42), (1, 42)].into_iter().collect());
 }
 
-/// Narrowing a scope never removes an outcome (DESIGN.md 6): store
+/// Narrowing a scope never removes an outcome (docs/architecture.md, checks): store
 /// buffering across two blocks with seq_cst accesses at device scope and at
 /// block scope. With races recorded rather than fatal, every execution runs
 /// to its end, so the outcome sets compare.

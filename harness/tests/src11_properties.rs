@@ -1,4 +1,4 @@
-//! Two theorems of `src11` (DESIGN.md 3.4, `docs/opencl-model.md` section
+//! Two theorems of `src11` (docs/semantics.md §4, `docs/opencl-model.md` section
 //! 10), checked on the litmus corpus the foundation tests use
 //! (`corpus/litmus/families`, the shared C11 corpus `public/c11`, and the
 //! scoped `extensions`):

@@ -15,7 +15,7 @@
 //! are in `harness/tests/drfrlx.rs`.)
 //!
 //! Loads and RMWs return [`Observed`] values: the checker learns that a
-//! value was used when the program calls [`Observed::get`] (DESIGN.md 3.3:
+//! value was used when the program calls [`Observed::get`] (docs/drfrlx.md:
 //! observability tracked at run time, not approximated by syntax).
 //!
 //! Under a quantum-equivalent run (installed by the harness with
@@ -144,7 +144,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
     pub fn load(&self) -> Observed<T> {
         let class = self.class();
         let chosen = if Self::quantum(class) {
-            choose(self.raw.loc, 0)
+            choose(self.raw.loc, 0, self.raw.ty)
         } else {
             None
         };
@@ -162,7 +162,7 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
         let mut v = word(v);
         if Self::quantum(class) {
             note_written(self.raw.loc, v);
-            v = choose(self.raw.loc, 2).unwrap_or(v);
+            v = choose(self.raw.loc, 2, self.raw.ty).unwrap_or(v);
         }
         rt::set_next_class(class);
         self.raw.store_at(v, Self::order(class), self.scope);
@@ -273,6 +273,10 @@ pub struct QuantumPlan {
     /// The choice (an index into the domain) at each key; keys not listed
     /// choose index 0.
     pub script: BTreeMap<ChoiceKey, usize>,
+    /// Whether every domain also holds the smallest and the largest value
+    /// of the type the access is made with ([`boundary_values`]), after
+    /// the listed ones.
+    pub boundaries: bool,
 }
 
 /// What a quantum-equivalent run met.
@@ -282,6 +286,27 @@ pub struct QuantumLog {
     pub choices: BTreeMap<ChoiceKey, usize>,
     /// Values quantum stores of the original program would have written.
     pub written: BTreeMap<Loc, Vec<Value>>,
+    /// The values quantum accesses of each location were offered (the
+    /// plan's domain with the boundary values added).
+    pub offered: BTreeMap<Loc, Vec<Value>>,
+}
+
+/// The smallest and the largest value of `ty`, encoded as the checker keeps
+/// them (zero-extended to 64 bits): `0` and `2^bits - 1` unsigned,
+/// `-2^(bits-1)` and `2^(bits-1) - 1` signed. A quantum value is any value
+/// the location's type holds; the domain the exploration can afford is the
+/// values the program itself produces plus these two, which are the ones a
+/// program's comparisons and arithmetic most often assume away (`a <= 1`,
+/// an increment that cannot overflow).
+pub fn boundary_values(ty: ValueType) -> [Value; 2] {
+    let bits = ty.bits.clamp(1, 64) as u32;
+    let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if ty.signed {
+        let min = 1u64 << (bits - 1);
+        [min, min - 1]
+    } else {
+        [0, all]
+    }
 }
 
 struct Oracle {
@@ -336,7 +361,7 @@ pub fn class_at(site: SourceLoc, class: Option<Class>) -> Option<Class> {
 
 /// The order a relaxed access of `class` runs with: relaxed, except unpaired
 /// accesses while the run maps the program onto a DRFrlx system
-/// ([`rt::set_drfrlx_system`]), where they are `SeqCst`.
+/// ([`rt::DrfrlxSystem`]), where they are `SeqCst`.
 pub fn relaxed_order(class: Option<Class>) -> Order {
     match class {
         Some(Class::Unpaired) if rt::drfrlx_system() => Order::SeqCst,
@@ -370,8 +395,8 @@ pub struct QuantumRmw {
 impl QuantumRmw {
     /// The values the exploration chooses for an RMW of `op` on `loc`.
     pub fn plan(loc: Loc, ty: ValueType, op: RmwOp) -> QuantumRmw {
-        let read = choose(loc, 0);
-        let written = choose(loc, 1).or_else(|| op.apply(ty, 0)).unwrap_or(0);
+        let read = choose(loc, 0, ty);
+        let written = choose(loc, 1, ty).or_else(|| op.apply(ty, 0)).unwrap_or(0);
         let expected = match op {
             RmwOp::Cas { expected, .. } => Some(expected),
             _ => None,
@@ -419,19 +444,34 @@ pub fn take_quantum_log() -> QuantumLog {
 
 /// The value a quantum access chooses at the calling thread's next access
 /// (`which`: 0 the value a load or RMW returns, 1 the value an RMW writes,
-/// 2 the value a store writes), or `None` when
+/// 2 the value a store writes; `ty` the type accessed, whose boundary values
+/// join the domain when the plan asks for them), or `None` when
 /// `loc` has no domain (a location created by the quantum-equivalent run
 /// alone: it then keeps the value the access itself gives).
-pub fn choose(loc: Loc, which: u8) -> Option<Value> {
+pub fn choose(loc: Loc, which: u8, ty: ValueType) -> Option<Value> {
     let (t, at) = rt::position()?;
     ORACLE.with(|o| {
         let mut o = o.borrow_mut();
         let o = o.as_mut()?;
-        let domain = o.plan.domains.get(&loc)?;
+        let mut domain = o.plan.domains.get(&loc)?.clone();
+        if o.plan.boundaries {
+            for b in boundary_values(ty) {
+                if !domain.contains(&b) {
+                    domain.push(b);
+                }
+            }
+        }
         let key = (t, at, which);
         o.log.choices.insert(key, domain.len());
         let i = o.plan.script.get(&key).copied().unwrap_or(0);
-        domain.get(i).copied()
+        let v = domain.get(i).copied();
+        let offered = o.log.offered.entry(loc).or_default();
+        for d in domain {
+            if !offered.contains(&d) {
+                offered.push(d);
+            }
+        }
+        v
     })
 }
 

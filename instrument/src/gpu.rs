@@ -9,13 +9,13 @@
 //! fence the spaces they are given ([`ThreadCtx::barrier`]); see
 //! `docs/gpu-memory-spaces.md`.
 
-pub use crate::gpu_memory::{AtomicElement, Buffer, Element};
+pub use crate::gpu_memory::{AtomicElement, Buffer};
 use crate::rt;
 use crate::thread;
 use scopecheck_checker::event::{BarrierGroup, Loc, LocKind, Op, Placement, Scope, SourceLoc};
 pub use scopecheck_checker::space::{FenceSpace, Space};
 
-pub use crate::gpu_alloc::{alloc_in, alloc_on_device, MemAtomic, Word};
+pub use crate::gpu_alloc::{alloc_in, alloc_on_device, MemAtomic};
 pub use crate::typed::{Arithmetic, Bitwise, MinMax};
 pub use crate::value::{AtomicValue, ValueKind};
 pub use scopecheck_checker::memory::{DeviceAttributes, MemoryKind, Platform};

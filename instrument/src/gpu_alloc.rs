@@ -17,11 +17,6 @@ use crate::value::AtomicValue;
 use scopecheck_checker::event::{LocKind, Scope, Space};
 use scopecheck_checker::memory::{MemoryKind, Residence};
 
-/// What a [`MemAtomic`] holds: any [`AtomicValue`](crate::atomic_ref::AtomicValue)
-/// (integers, `bool`, floats, raw pointers), encoded by its one rule. The
-/// name is kept for code written when memory-kind atomics had their own trait.
-pub use crate::value::AtomicValue as Word;
-
 /// An atomic value living in a kind of memory. Every operation names its
 /// scope, as `cuda::atomic_ref<T, scope>` does; at `Scope::System` it is
 /// atomic only where seed 001 says so for this memory kind and platform

@@ -29,11 +29,6 @@ use crate::typed::{scoped_ops, Arithmetic, Bitwise, MinMax, Typed};
 use crate::value::AtomicValue;
 use scopecheck_checker::event::{LocKind, Scope, Space};
 
-/// What a [`Buffer`] holds: any [`AtomicValue`](crate::atomic_ref::AtomicValue)
-/// (integers, `bool`, floats, raw pointers), encoded by its one rule. The
-/// name is kept for code written when buffers had their own trait.
-pub use crate::value::AtomicValue as Element;
-
 /// A buffer of `T` in GPU memory, global or block-local.
 pub struct Buffer<T: AtomicValue> {
     cells: Vec<Typed<T>>,

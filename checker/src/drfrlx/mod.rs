@@ -73,7 +73,7 @@ pub enum AccessClass {
     /// buffer element).
     Data,
     /// An atomic with an order stronger than relaxed. The paper's paired
-    /// atomics are SC atomics; DESIGN.md 3.3 counts acquire, release and
+    /// atomics are SC atomics; docs/drfrlx.md counts acquire, release and
     /// acq_rel ones as paired too.
     Paired,
     /// A relaxed atomic of the given class.

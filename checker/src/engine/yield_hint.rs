@@ -51,7 +51,8 @@ impl Engine {
 
     /// Thread `t` called `yield_now` at `site`. Returns whether the thread
     /// must wait (see the module documentation); `Err(Moot)` when the
-    /// iteration after a wait here read nothing new, as for [`Engine::spin`].
+    /// iteration after a wait here read nothing new, as for a spin hint
+    /// ([`Engine::spin_at`]).
     pub fn yield_hint(&mut self, t: ThreadId, site: SourceLoc) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);

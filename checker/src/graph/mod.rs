@@ -580,7 +580,7 @@ impl ExecutionGraph {
     ///
     /// The explorer does this before almost every execution, so the indexes
     /// are fixed for what was removed rather than rebuilt from every kept
-    /// event ([`Self::reindex`]).
+    /// event (`Self::reindex`).
     pub fn restrict_to_stamp(&mut self, stamp: u32) {
         let mut allocs_removed = false;
         let mut plain_removed = false;

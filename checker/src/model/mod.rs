@@ -39,7 +39,7 @@ pub enum MemoryModel {
     /// does and more, so it is the sound default for Rust programs.
     #[default]
     Cpp20,
-    /// Scoped RC11 (DESIGN.md 3.4), the model of scoped programs: RC11 where
+    /// Scoped RC11 (docs/semantics.md §4), the model of scoped programs: RC11 where
     /// release/acquire synchronization, release sequences and fences need
     /// every participating operation to be mutually scope-inclusive, and psc
     /// relates only mutually inclusive seq_cst events. With every operation

@@ -3,6 +3,7 @@
 //! output. Only `main.rs` uses this module.
 
 pub mod dot;
+pub mod drfrlx_json;
 pub mod files;
 pub mod json;
 pub mod numbers;

@@ -51,6 +51,23 @@ impl fmt::Display for DrfReport {
                 }
             }
         }
+        for (name, values) in &self.quantum_domains {
+            let vals: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            writeln!(
+                f,
+                "quantum values tried at {name}: {{{}}} (the verdict covers these values only)",
+                vals.join(", ")
+            )?;
+        }
+        if !self.outside.is_empty() {
+            let lines: Vec<String> = self.outside.iter().map(|s| s.to_string()).collect();
+            writeln!(
+                f,
+                "outside DRFrlx: acquire/release atomics at {} (DRFrlx's paired atomics are seq_cst; its SC \
+                 guarantee does not cover these, and the weak-model run gives them their own semantics)",
+                lines.join(", ")
+            )?;
+        }
         for fl in &self.failures {
             writeln!(f, "failure: {}", fl.message)?;
         }

@@ -777,7 +777,11 @@ impl ThreadRun<'_, '_> {
         };
         match c.op {
             AtomicOp::Load => {
-                let chosen = if quantum { drfrlx::choose(loc, 0) } else { None };
+                let chosen = if quantum {
+                    drfrlx::choose(loc, 0, LITMUS_TYPE)
+                } else {
+                    None
+                };
                 let v = drfrlx::classified(class, || load(loc, o, scope, src));
                 let read = rt::last_read();
                 (decode(chosen.unwrap_or(v)), read)
@@ -786,7 +790,7 @@ impl ThreadRun<'_, '_> {
                 let mut v = operand.expect("a store has an operand");
                 if quantum {
                     drfrlx::note_written(loc, v);
-                    v = drfrlx::choose(loc, 2).unwrap_or(v);
+                    v = drfrlx::choose(loc, 2, LITMUS_TYPE).unwrap_or(v);
                 }
                 drfrlx::classified(class, || store(loc, o, v, scope, src));
                 (Val::Int(0), None)

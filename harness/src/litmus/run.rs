@@ -310,7 +310,7 @@ pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, 
 /// Checks a parsed test.
 pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
-    let notes = validate(test, model, Front::Litmus)?;
+    let mut notes = validate(test, model, Front::Litmus)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
@@ -332,8 +332,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     let (engine_model, env) = match model {
         LitmusModel::Engine(m) => (m, None),
         LitmusModel::OpenCl => {
-            let env = opencl::env_of(test, &layout, file_static)
-                .map_err(|(pos, message)| TestError::Invalid { pos, message })?;
+            let (env, declared) = opencl::env_of(test, &layout, file_static);
+            notes.extend(declared);
             (MemoryModel::Porf, Some(env))
         }
     };
@@ -448,7 +448,6 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             seen.positive + seen.negative + seen.rejected
         )));
     }
-    let mut notes = notes;
     let (executions, blocked, races, racy_executions) = if env.is_some() {
         // Engine thread t + 1 runs the test's t-th thread.
         let pname = |t: u32| {
