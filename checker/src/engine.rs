@@ -97,6 +97,10 @@ pub struct Stats {
     pub events_added: u64,
     /// Events replayed.
     pub events_replayed: u64,
+    /// Executions the strategy stopped because they went past its search
+    /// bound (a preemption bound; see [`Strategy::within_bound`]): neither
+    /// complete nor blocked, and not checked to their end.
+    pub pruned: u64,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.
@@ -129,6 +133,9 @@ struct ThreadRt {
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
+    /// The index of the event that follows the thread's last spin hint
+    /// (marked [`Event::after_hint`] when it is added).
+    hint_at: Option<u32>,
     finished: bool,
 }
 
@@ -226,6 +233,10 @@ pub struct Engine {
     checks_steps: bool,
     /// Steps of every thread in the current execution (`Limits::max_branches`).
     branches: u64,
+    /// Whether the strategy bounds the search (asked before each new step).
+    bounds_search: bool,
+    /// Whether the current execution was stopped at the search bound.
+    pruned_now: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
@@ -241,6 +252,8 @@ impl Engine {
             takes_leftmost: strategy.takes_leftmost(),
             checks_steps: strategy.checks_steps(),
             branches: 0,
+            bounds_search: strategy.bounds_search(),
+            pruned_now: false,
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
@@ -296,6 +309,7 @@ impl Engine {
         }
         self.replayed = false;
         self.branches = 0;
+        self.pruned_now = false;
         // Only backward revisits, the `porf` model and the unfair progress
         // check ask porf views; a strategy starting from an empty graph
         // with none of them spares their joins.
@@ -325,6 +339,13 @@ impl Engine {
         } else {
             end
         };
+        if std::mem::take(&mut self.pruned_now) && end == ExecutionEnd::Blocked {
+            if self.strategy.owns_execution() {
+                self.stats.pruned += 1;
+            }
+            self.strategy.execution_done(&self.graph, end);
+            return;
+        }
         // A complete execution the model's complete-graph axioms reject (c11)
         // did not happen: it ends as blocked, like an inconsistent step.
         let end = if end == ExecutionEnd::Complete && self.model.check_complete(&self.graph).is_err() {
@@ -591,7 +612,11 @@ impl Engine {
                 self.graph.event_mut(id).rlx = Some(c);
             }
         }
-        self.rt(t).cursor = id.index + 1;
+        let r = self.rt(t);
+        r.cursor = id.index + 1;
+        if r.hint_at == Some(id.index) {
+            self.graph.event_mut(id).after_hint = true;
+        }
         self.stats.events_added += 1;
         id
     }
@@ -790,6 +815,7 @@ impl Engine {
     pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
+        r.hint_at = Some(r.cursor);
         // Already one entry per location, the mo-latest write read there.
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
@@ -1225,6 +1251,10 @@ impl Engine {
         self.cur_scope = op.scope();
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
+        }
+        if self.bounds_search && !self.strategy.within_bound(&self.graph) {
+            self.pruned_now = true;
+            return Err(Stop::Moot);
         }
         if let Some(loc) = op.loc().filter(|l| l.is_park_token()) {
             self.graph.ensure_park_token(loc);

@@ -798,6 +798,10 @@ pub struct Event {
     pub added_max: bool,
     /// Whether a backward revisit may still delete or change it.
     pub revisitable: bool,
+    /// Whether its thread gave a spin hint (`spin_loop`, `yield_now`) just
+    /// before it: switching away from the thread there is not a preemption
+    /// (loom's rule: a thread that yields gives up the processor).
+    pub after_hint: bool,
     /// The DRFrlx class of a relaxed atomic access, when the program gave one
     /// (seed 004; `None` for every other event, and for unclassified relaxed
     /// atomics).

@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+mod budget;
 pub mod drfrlx;
 pub mod litmus;
 mod loom_compat;

@@ -40,7 +40,7 @@ const FILES: &[(&str, Result<(), &str>)] = &[
     ("rwlock", Ok(())),
     ("rwlock_regression1", Ok(())),
     ("smoke", Ok(())),
-    ("spec", Err("Builder::preemption_bound (helper bound)")),
+    ("spec", Ok(())),
     ("thread_api", Ok(())),
     ("thread_local", Ok(())),
     ("unsafe_cell", Ok(())),

@@ -486,6 +486,7 @@ impl ExecutionGraph {
             scoped,
             added_max,
             revisitable: true,
+            after_hint: false,
             rlx: None,
         });
         // SAFETY: the slot just written is the first one past the length,

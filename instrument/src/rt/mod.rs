@@ -120,6 +120,11 @@ pub struct RunConfig {
     /// Threads one execution may have, the main thread included (loom's
     /// `max_threads`; `None`: no bound). A spawn past it panics.
     pub max_threads: Option<usize>,
+    /// A preemption bound with loom's meaning, for the exhaustive and the
+    /// reference strategies: every execution that some interleaving with
+    /// at most this many preemptions reaches is explored (the exhaustive
+    /// explorer explores some with more too). `None`: no bound.
+    pub preemption_bound: Option<u32>,
 }
 
 impl Default for RunConfig {
@@ -139,6 +144,7 @@ impl Default for RunConfig {
             progress: Progress::Fair,
             max_branches: None,
             max_threads: None,
+            preemption_bound: None,
         }
     }
 }
@@ -174,6 +180,10 @@ pub struct RunResult {
     /// What the complete executions recorded with `gpu::record`: each
     /// outcome and how many complete executions had it.
     pub outcomes: BTreeMap<Outcome, u64>,
+    /// The preemption bound the run kept to, if one applied (what its
+    /// completeness means: every execution with at most this many
+    /// preemptions was explored).
+    pub preemption_bound: Option<u32>,
 }
 
 impl RunResult {
@@ -187,6 +197,7 @@ impl RunResult {
         self.stats.failed += other.stats.failed;
         self.stats.events_added += other.stats.events_added;
         self.stats.events_replayed += other.stats.events_replayed;
+        self.stats.pruned += other.stats.pruned;
         self.distinct = match (self.distinct, other.distinct) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
@@ -785,8 +796,23 @@ pub fn validate_strategy(c: &StrategyChoice) -> Result<(), String> {
     }
 }
 
-fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
+fn make_strategy(c: &StrategyChoice, bound: Option<u32>) -> Result<Box<dyn Strategy>, String> {
     validate_strategy(c)?;
+    Ok(match (c, bound) {
+        (StrategyChoice::Exhaustive, Some(b)) => Box::new(Trust::bounded(b)),
+        (StrategyChoice::Reference, Some(b)) => Box::new(Reference::bounded(b)),
+        _ => make_unbounded(c)?,
+    })
+}
+
+/// Whether `config`'s preemption bound applies to its strategy.
+fn bound_applies(config: &RunConfig) -> Option<u32> {
+    config
+        .preemption_bound
+        .filter(|_| matches!(config.strategy, StrategyChoice::Exhaustive | StrategyChoice::Reference))
+}
+
+fn make_unbounded(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
     Ok(match c {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),
@@ -856,12 +882,14 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
 /// As [`run`].
 pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd)) -> RunResult {
     check_not_nested("scopecheck::model");
-    let strategy = match make_strategy(&config.strategy) {
+    let strategy = match make_strategy(&config.strategy, bound_applies(config)) {
         Ok(s) => s,
         Err(e) => panic!("scopecheck: {e}"),
     };
     let deadline = config.max_duration.and_then(|d| Instant::now().checked_add(d));
-    run_strategy(config, deadline, strategy, f, on_end).0
+    let mut r = run_strategy(config, deadline, strategy, f, on_end).0;
+    r.preemption_bound = bound_applies(config);
+    r
 }
 
 /// Why a run stopped at its time bound. Said the same way whether the
@@ -1039,6 +1067,7 @@ fn run_strategy(
         races,
         racy_executions,
         outcomes,
+        preemption_bound: None,
     };
     (result, cut)
 }
