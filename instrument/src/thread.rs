@@ -1,8 +1,8 @@
 //! Threads with std's API (and loom's), run as coroutines under the checker.
 //!
 //! Besides std's `spawn`, `scope`, `current` and `yield_now`, this has what
-//! loom's `thread` module has: [`Builder`], [`park`] and [`Thread::unpark`]
-//! ([`park` module](park) documents how they are modelled), and
+//! loom's `thread` module has: [`Builder`], [`park`](fn@park) and [`Thread::unpark`]
+//! ([`park` module](mod@park) documents how they are modelled), and
 //! [`LocalKey`] for the crate's `thread_local!` macro.
 
 mod local;
@@ -54,9 +54,9 @@ impl Thread {
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
-    /// Makes the thread's park token available (see the [`park`] module): a
+    /// Makes the thread's park token available (see the [`park`](mod@park) module): a
     /// release store, so what the caller did before happens before what the
-    /// thread does after the [`park`] that consumes it.
+    /// thread does after the [`park`](fn@park) that consumes it.
     #[track_caller]
     pub fn unpark(&self) {
         park::unpark(Loc::park_token(self.id), SourceLoc::caller());

@@ -8,7 +8,7 @@
 //! value, the program produces a write of it for the read to read:
 //!
 //! 1. Each location gets a value domain, at first its initial value and
-//!    every constant of the test (see [`constants`]).
+//!    every constant of the test (see `constants`).
 //! 2. The test runs on the engine's permissive `porf` base with one more
 //!    thread, spawned after the test's, that stores every value of each
 //!    location's domain (relaxed): a read that reads one of those stores

@@ -1,7 +1,7 @@
 //! `thread::park` and `Thread::unpark`.
 //!
 //! Every model thread has a park token, a location holding 1 while the
-//! token is available and 0 otherwise, as std describes it. [`Thread::unpark`]
+//! token is available and 0 otherwise, as std describes it. [`Thread::unpark`](super::Thread::unpark)
 //! stores 1 with release order. [`park`] takes the token with an acquire
 //! compare-exchange from 1 to 0; while the token is not available it waits
 //! (with the spin-loop hint) until an unpark changes it, so:
