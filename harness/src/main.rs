@@ -611,6 +611,9 @@ fn report(
         .unwrap_or_default();
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
         Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
+        Verdict::Unrecorded if r.unchecked().is_some() => {
+            format!("nothing compared with row {} ({}:{})", r.path_text, expect_file, r.line)
+        }
         Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::NotCompared(why) => format!(
             "not compared with row {} ({}:{}): this run is {why}, and what it found contradicts nothing",
@@ -629,6 +632,11 @@ fn report(
             d.join("; ")
         ),
     });
+    // What the row records that is not checked yet (GPU liveness rows).
+    let expect_text = match (expect_text, row.and_then(Expectation::unchecked)) {
+        (Some(t), Some(u)) => Some(format!("{t}; {u}")),
+        (t, _) => t,
+    };
     if let (Some(dir), Ok(r)) = (&args.dot, outcome) {
         if let Some(text) = witness_dot(r) {
             let path = dir.join(format!("{}.{}.dot", job.dot_name, r.model));

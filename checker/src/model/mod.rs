@@ -6,10 +6,13 @@
 //! reference enumerator asks only [`MemoryModel::consistent_declarative`],
 //! which derives every relation from scratch.
 
+pub mod gpu;
 pub mod opencl;
 pub mod psc;
+pub mod ptx;
 pub mod relations;
 pub mod sc;
+pub mod vulkan;
 
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules, View};
