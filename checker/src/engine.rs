@@ -177,6 +177,10 @@ pub struct Limits {
     /// When the run must stop, even in the middle of an execution: the
     /// clock is read every few hundred steps ([`Stop::Cut`]).
     pub deadline: Option<std::time::Instant>,
+    /// Steps all threads together may take in one execution (loom's
+    /// `max_branches`); past it the execution fails as a runaway, in loom's
+    /// words. `None`: no such bound.
+    pub max_branches: Option<u64>,
 }
 
 /// Data races collected when [`Limits::record_races`] is set.
@@ -219,6 +223,8 @@ pub struct Engine {
     takes_leftmost: bool,
     /// Whether the strategy checks each new visible step (a replay).
     checks_steps: bool,
+    /// Steps of every thread in the current execution (`Limits::max_branches`).
+    branches: u64,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
@@ -233,6 +239,7 @@ impl Engine {
             wants_revisits: strategy.wants_revisits(),
             takes_leftmost: strategy.takes_leftmost(),
             checks_steps: strategy.checks_steps(),
+            branches: 0,
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
@@ -287,6 +294,7 @@ impl Engine {
             return false;
         }
         self.replayed = false;
+        self.branches = 0;
         // Only backward revisits, the `porf` model and the unfair progress
         // check ask porf views; a strategy starting from an empty graph
         // with none of them spares their joins.
@@ -492,6 +500,23 @@ impl Engine {
     ) -> Result<(), Stop> {
         if self.deadline.passed_at_step() {
             return Err(Stop::Cut);
+        }
+        self.branches += 1;
+        if let Some(max) = self.limits.max_branches {
+            if self.branches > max {
+                return Err(Stop::Failure(self.failure(
+                    FailureKind::Runaway,
+                    format!(
+                        "Model exceeded maximum number of branches. This is often caused by an algorithm \
+                         requiring the processor to make progress, e.g. spin locks. (max_branches = {max}: the \
+                         threads together took more than {max} steps in one execution; thread {t} took the last at \
+                         {src})"
+                    ),
+                    Some(t),
+                    vec![],
+                    Some(src),
+                )));
+            }
         }
         let max = self.limits.max_steps;
         let r = self.rt(t);
@@ -1163,6 +1188,9 @@ impl Engine {
         self.cur_scope = op.scope();
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
+        }
+        if let Some(loc) = op.loc().filter(|l| l.is_park_token()) {
+            self.graph.ensure_park_token(loc);
         }
         match *op {
             Op::Load { loc, order, .. } => {

@@ -98,6 +98,25 @@ impl Loc {
     pub fn new(thread: ThreadId, seq: u32) -> Loc {
         Loc(((thread as u64) << 32) | seq as u64)
     }
+    /// The allocation rank that names park tokens ([`Loc::park_token`]).
+    pub const PARK_TOKEN: u32 = u32::MAX;
+
+    /// The park token of thread `t` (`thread::park` / `Thread::unpark`): an
+    /// atomic location holding 0 that every thread has from its start,
+    /// without an allocation event of its own (so programs that never park
+    /// have the same events as before), and that exists in the graph once
+    /// an operation touches it ([`ExecutionGraph::ensure_park_token`]).
+    ///
+    /// [`ExecutionGraph::ensure_park_token`]: crate::graph::ExecutionGraph::ensure_park_token
+    pub fn park_token(t: ThreadId) -> Loc {
+        Loc::new(t, Loc::PARK_TOKEN)
+    }
+
+    /// Whether this is a thread's park token.
+    pub fn is_park_token(self) -> bool {
+        self.seq() == Loc::PARK_TOKEN
+    }
+
     /// The thread that allocated the location.
     pub fn thread(self) -> ThreadId {
         (self.0 >> 32) as ThreadId
@@ -131,6 +150,9 @@ impl LocKind {
 
 impl fmt::Display for Loc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_park_token() {
+            return write!(f, "token{}", self.thread());
+        }
         write!(f, "loc{}.{}", self.thread(), self.seq())
     }
 }

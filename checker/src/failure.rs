@@ -33,6 +33,10 @@ pub enum FailureKind {
     /// schedule the threads they wait for (an occupancy-bound GPU leaving a
     /// block unscheduled, an unfair scheduler); see `Failure::hang`.
     Hang,
+    /// Memory that the program allocated through the shim (`alloc::alloc`,
+    /// `alloc::Track`, `sync::Arc`) was still not freed when a complete
+    /// execution ended (loom's leak check).
+    Leak,
 }
 
 impl FailureKind {
@@ -50,6 +54,7 @@ impl FailureKind {
             FailureKind::Misuse => "misuse of the checker",
             FailureKind::Internal => "internal error in scopecheck",
             FailureKind::Hang => "hang (no forward progress)",
+            FailureKind::Leak => "memory leak",
         }
     }
 }

@@ -24,10 +24,12 @@
 
 pub mod drfrlx;
 pub mod litmus;
+mod loom_compat;
 pub mod model;
 mod progress_line;
 pub mod report;
 
+pub use loom_compat::{explore, skip_branch, stop_exploring, MAX_THREADS};
 pub use model::{model, Builder, Strategy};
 pub use report::Report;
 pub use scopecheck_checker::progress::{HangInfo, Progress};
@@ -46,7 +48,17 @@ pub mod sync {
     pub use scopecheck_instrument::atomic_ref;
 }
 
-pub use scopecheck_instrument::{cell, gpu, hint, thread};
+/// `thread_local!` for model threads (loom's macro; `lazy_static!` comes with
+/// its module above).
+pub use scopecheck_instrument::thread_local;
+pub use scopecheck_instrument::{alloc, cell, gpu, hint, lazy_static, thread};
+
+/// loom's `future` module: [`block_on`](future::block_on) and
+/// [`AtomicWaker`](future::AtomicWaker) (feature `futures`).
+#[cfg(feature = "futures")]
+pub mod future {
+    pub use scopecheck_instrument::future::*;
+}
 
 /// Memory scopes and thread placement (docs/semantics.md §1): the groups of threads
 /// a scoped operation is atomic and synchronizing for.

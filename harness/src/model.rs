@@ -1,5 +1,6 @@
 //! Running a closure under the checker: [`model`] and [`Builder`].
 
+use crate::loom_compat::{self, LoomEnv};
 use crate::progress_line::{self, Ticker};
 use crate::report::Report;
 use scopecheck_checker::memory::Platform;
@@ -7,12 +8,15 @@ use scopecheck_checker::progress::Progress;
 use scopecheck_checker::token;
 use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig};
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub use scopecheck_instrument::rt::execution_counts;
 pub use scopecheck_instrument::rt::StrategyChoice as Strategy;
 
-/// Configures a check, with public fields like loom's `Builder`.
+/// Configures a check, with public fields like loom's `Builder` (loom's
+/// own fields included, read from the same `LOOM_*` environment variables,
+/// so a loom test's `loom::model::Builder` works unchanged).
 #[derive(Clone, Debug)]
 pub struct Builder {
     /// The memory model (default `cpp20`: C++20's model, which Rust uses).
@@ -24,7 +28,7 @@ pub struct Builder {
     pub max_executions: Option<u64>,
     /// Stop after this much time, even in the middle of an execution (the
     /// clock is read every few steps); the report then says it is
-    /// incomplete. An execution the deadline cuts is neither counted nor
+    /// incomplete. loom's field too: `LOOM_MAX_DURATION` (seconds) sets it. An execution the deadline cuts is neither counted nor
     /// reported: what it would have done is unknown. Code that loops
     /// without touching a shim object cannot be interrupted.
     pub max_duration: Option<Duration>,
@@ -60,6 +64,43 @@ pub struct Builder {
     pub show_progress: Option<bool>,
     /// How long a run goes on before its progress is shown (default 3 s).
     pub progress_after: Duration,
+    /// loom: the most threads an execution may have, the main thread
+    /// included; a spawn past it panics ("Model exceeded maximum number of
+    /// threads"). Default `usize::MAX`, no bound (loom's default is 5,
+    /// [`MAX_THREADS`](crate::MAX_THREADS), a limit of its fixed-size
+    /// vector clocks that scopecheck does not have).
+    pub max_threads: usize,
+    /// loom: the most steps (operations and spin/yield hints) all threads
+    /// together may take in one execution; past it the execution fails as a
+    /// runaway with loom's words ("Model exceeded maximum number of
+    /// branches"). From `LOOM_MAX_BRANCHES`; default `usize::MAX`, no bound
+    /// (loom's default is 1,000; scopecheck bounds each thread by
+    /// [`Builder::max_steps`] instead).
+    pub max_branches: usize,
+    /// loom: stop after this many executions (the report then says it is
+    /// incomplete); from `LOOM_MAX_PERMUTATIONS`. The smaller of this and
+    /// [`Builder::max_executions`] applies.
+    pub max_permutations: Option<usize>,
+    /// loom: the checkpoint file (from `LOOM_CHECKPOINT_FILE`). Here it
+    /// holds the first failing execution's replay token: a run writes it
+    /// there, and a run that finds it replays that execution. An
+    /// exploration cannot be resumed midway (see `loom_compat`); a run says
+    /// so in one line on stderr.
+    pub checkpoint_file: Option<PathBuf>,
+    /// loom: how often loom writes its checkpoint (`LOOM_CHECKPOINT_INTERVAL`,
+    /// default 20,000). Not used: the checkpoint is written once, at the
+    /// first failure.
+    pub checkpoint_interval: usize,
+    /// loom: start with exploration off until `loom::explore()`. Accepted;
+    /// scopecheck explores every execution regardless (a superset).
+    pub expect_explicit_explore: bool,
+    /// loom: capture source locations (`LOOM_LOCATION`). scopecheck always
+    /// does, at no extra cost, so this changes nothing.
+    pub location: bool,
+    /// loom: log the executions to stdout (`LOOM_LOG`): every execution's
+    /// events, thread by thread with their lines, and how it ended, are
+    /// printed (`print!`, so a test runner captures them).
+    pub log: bool,
 }
 
 impl Default for Builder {
@@ -72,6 +113,7 @@ impl Builder {
     /// The default configuration, plus `SCOPECHECK_REPLAY` if it is set.
     pub fn new() -> Builder {
         let d = RunConfig::default();
+        let env = LoomEnv::read();
         let strategy = match std::env::var("SCOPECHECK_REPLAY") {
             Ok(t) if !t.trim().is_empty() => Strategy::Replay(t.trim().to_string()),
             _ => Strategy::Exhaustive,
@@ -80,7 +122,7 @@ impl Builder {
             memory_model: MemoryModel::default(),
             strategy,
             max_executions: None,
-            max_duration: None,
+            max_duration: env.max_duration,
             max_steps: d.max_steps,
             stack_size: d.stack_size,
             max_failures: 1,
@@ -89,7 +131,21 @@ impl Builder {
             progress: Progress::Fair,
             show_progress: None,
             progress_after: Duration::from_secs(3),
+            max_threads: usize::MAX,
+            max_branches: env.max_branches.unwrap_or(usize::MAX),
+            max_permutations: env.max_permutations,
+            checkpoint_file: env.checkpoint_file,
+            checkpoint_interval: env.checkpoint_interval.unwrap_or(20_000),
+            expect_explicit_explore: false,
+            location: env.location,
+            log: env.log,
         }
+    }
+
+    /// loom's setter: the checkpoint file (see [`Builder::checkpoint_file`]'s field).
+    pub fn checkpoint_file(&mut self, file: &str) -> &mut Builder {
+        self.checkpoint_file = Some(file.into());
+        self
     }
 
     /// The same configuration on `platform` (device attributes and peer atomics).
@@ -122,10 +178,15 @@ impl Builder {
             panic!("scopecheck: Builder::strategy: {e}");
         }
         check_progress(self.progress);
+        let bound = |v: usize| (v != usize::MAX).then_some(v);
+        let max_executions = match (self.max_executions, self.max_permutations) {
+            (Some(a), Some(b)) => Some(a.min(b as u64)),
+            (a, b) => a.or(b.map(|b| b as u64)),
+        };
         RunConfig {
             model,
             strategy,
-            max_executions: self.max_executions,
+            max_executions,
             max_duration: self.max_duration,
             max_steps: self.max_steps,
             stack_size: self.stack_size,
@@ -133,21 +194,50 @@ impl Builder {
             record_races: self.record_races,
             platform: self.platform.clone(),
             progress: self.progress,
+            max_branches: bound(self.max_branches).map(|b| b as u64),
+            max_threads: bound(self.max_threads),
         }
     }
 
     /// Explores `f` and returns what was found, without panicking on failures.
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
-        let config = self.config();
-        let r = if progress_line::wanted(self.show_progress) {
-            let mut ticker = Ticker::new(self.progress_after);
-            let r = rt::run_with(&config, &f, &mut |g, end| ticker.ended(g, end));
-            ticker.finish();
-            r
-        } else {
-            rt::run(&config, &f)
+        if self.expect_explicit_explore {
+            loom_compat::stop_exploring();
+        }
+        let checkpoint = self.checkpoint_file.as_deref();
+        let replay = checkpoint.and_then(loom_compat::read_checkpoint);
+        if let Some(path) = checkpoint {
+            loom_compat::checkpoint_notice(path, replay.is_some());
+        }
+        let config = match &replay {
+            Some(tok) => Builder {
+                strategy: Strategy::Replay(tok.clone()),
+                ..self.clone()
+            }
+            .config(),
+            None => self.config(),
         };
-        Report::new(r, config.model)
+        let mut ticker = progress_line::wanted(self.show_progress).then(|| Ticker::new(self.progress_after));
+        let mut n = 0u64;
+        let r = rt::run_with(&config, &f, &mut |g, end| {
+            if let Some(t) = ticker.as_mut() {
+                t.ended(g, end);
+            }
+            if self.log {
+                n += 1;
+                let mut text = String::new();
+                let _ = crate::report::write_execution(&mut text, g, &[]);
+                print!("scopecheck: execution {n} ({end:?}):\n{text}");
+            }
+        });
+        if let Some(t) = ticker {
+            t.finish();
+        }
+        let report = Report::new(r, config.model);
+        if let (Some(path), None) = (checkpoint, &replay) {
+            loom_compat::write_checkpoint(path, &report);
+        }
+        report
     }
 
     /// Explores `f` exhaustively on `threads` OS threads (all cores: pass

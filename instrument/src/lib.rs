@@ -6,14 +6,19 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
+mod arc;
 pub mod atomic;
 pub mod atomic_ref;
 pub mod cell;
 pub mod drfrlx;
+#[cfg(feature = "futures")]
+pub mod future;
 pub mod gpu;
 mod gpu_alloc;
 pub mod gpu_memory;
 pub mod hint;
+pub mod lazy_static;
 pub mod rt;
 pub mod sync;
 pub mod thread;

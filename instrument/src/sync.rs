@@ -21,6 +21,11 @@
 //! and accesses to `scopecheck::cell::UnsafeCell`s guarded by a lock are
 //! checked for data races against that order.
 
+pub mod mpsc;
+mod notify;
+
+pub use notify::Notify;
+
 use crate::atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
@@ -29,13 +34,14 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult};
+pub use crate::arc::Arc;
+pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 // ---------------------------------------------------------------------------
 // Raw operations on the locations the primitives are built on.
 
 /// A load of `loc`.
-fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
+pub(crate) fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
     match rt::op_at(
         Op::Load {
             loc,
@@ -50,7 +56,7 @@ fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
 }
 
 /// A store to `loc`.
-fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
+pub(crate) fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
     rt::op_at(
         Op::Store {
             loc,
@@ -84,7 +90,7 @@ fn fetch(loc: Loc, op: RmwOp, order: Order, src: SourceLoc) -> Value {
 /// A strong compare-exchange of `loc` from `expected` to `new`: `Ok(old)` if it
 /// exchanged, `Err(current)` if not. With `await_`, the thread does not take
 /// the step until it can read a value the condition admits (a blocking lock).
-fn cas(
+pub(crate) fn cas(
     loc: Loc,
     expected: Value,
     new: Value,
@@ -182,7 +188,6 @@ unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 
 /// Shim for `std::sync::MutexGuard`: the lock is held until the guard is
 /// dropped. Dereferences to the data.
-#[must_use = "if unused the Mutex will immediately unlock"]
 pub struct MutexGuard<'a, T: ?Sized + 'a> {
     lock: &'a Mutex<T>,
     /// Where the lock was taken; the unlock is reported there.
@@ -351,7 +356,6 @@ unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
 
 /// Shim for `std::sync::RwLockReadGuard`: shared access until dropped.
-#[must_use = "if unused the RwLock will immediately unlock"]
 pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
     src: SourceLoc,
@@ -362,7 +366,6 @@ pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
 unsafe impl<T: ?Sized + Sync> Sync for RwLockReadGuard<'_, T> {}
 
 /// Shim for `std::sync::RwLockWriteGuard`: exclusive access until dropped.
-#[must_use = "if unused the RwLock will immediately unlock"]
 pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
     lock: &'a RwLock<T>,
     src: SourceLoc,

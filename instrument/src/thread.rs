@@ -1,19 +1,46 @@
-//! Threads with std's API, run as coroutines under the checker.
+//! Threads with std's API (and loom's), run as coroutines under the checker.
+//!
+//! Besides std's `spawn`, `scope`, `current` and `yield_now`, this has what
+//! loom's `thread` module has: [`Builder`], [`park`] and [`Thread::unpark`]
+//! ([`park` module](park) documents how they are modelled), and
+//! [`LocalKey`] for the crate's `thread_local!` macro.
+
+mod local;
+pub mod park;
+pub(crate) mod registry;
+
+pub use local::{AccessError, LocalKey};
+pub use park::park;
 
 use crate::rt;
-use scopecheck_checker::event::{Op, Placement, SourceLoc, ThreadId as Tid};
+use scopecheck_checker::event::{Loc, Op, Placement, SourceLoc, ThreadId as Tid};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::{fmt, io};
+
+#[doc(no_inline)]
+pub use std::thread::panicking;
 
 /// Identifies a model thread (0 is the thread running the model's closure).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct ThreadId(pub u32);
 
 /// A handle to a model thread.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Thread {
     id: Tid,
+    name: Option<Arc<str>>,
+}
+
+impl fmt::Debug for Thread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Thread")
+            .field("id", &self.id())
+            .field("name", &self.name())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Thread {
@@ -21,18 +48,27 @@ impl Thread {
     pub fn id(&self) -> ThreadId {
         ThreadId(self.id)
     }
-    /// The thread's name: "main" for thread 0, none for the others.
+    /// The thread's name: the one given to [`Builder::name`], else none (the
+    /// main thread, the one running the model's closure, has none either,
+    /// as in loom).
     pub fn name(&self) -> Option<&str> {
-        (self.id == 0).then_some("main")
+        self.name.as_deref()
     }
-    /// Unparking is not modelled; this is a no-op kept for API compatibility.
-    pub fn unpark(&self) {}
+    /// Makes the thread's park token available (see the [`park`] module): a
+    /// release store, so what the caller did before happens before what the
+    /// thread does after the [`park`] that consumes it.
+    #[track_caller]
+    pub fn unpark(&self) {
+        park::unpark(Loc::park_token(self.id), SourceLoc::caller());
+    }
 }
 
 /// The thread running the caller.
 #[track_caller]
 pub fn current() -> Thread {
-    Thread { id: rt::current() }
+    let id = rt::current();
+    let name = registry::with_thread(id, |info| info.name.clone());
+    Thread { id, name }
 }
 
 /// Offers to let other threads run. Under the checker this is only a hint,
@@ -48,22 +84,31 @@ pub fn yield_now() {
 
 type Slot<T> = Rc<RefCell<Option<T>>>;
 
-/// An owned permission to join a model thread.
-#[derive(Debug)]
+/// An owned permission to join a model thread. Like loom's (and std's), it
+/// is `Send` and `Sync` when the result type is `Send`.
 pub struct JoinHandle<T> {
     thread: Thread,
-    result: Slot<T>,
+    result: Arc<Mutex<Option<T>>>,
     born: rt::Born,
 }
 
-/// Spawns a model thread.
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("thread", &self.thread)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Spawns a model thread. As in loom, neither the closure nor its result
+/// needs to be `Send`: every model thread runs on the caller's OS thread.
 #[track_caller]
 pub fn spawn<F, T>(f: F) -> JoinHandle<T>
 where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
+    F: FnOnce() -> T + 'static,
+    T: 'static,
 {
-    spawn_at(Placement::HOST, f)
+    spawn_named(f, None, Placement::HOST, SourceLoc::caller())
 }
 
 /// Spawns a model thread at a placement: `Placement::gpu(device, block,
@@ -75,15 +120,27 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let result: Slot<T> = Rc::new(RefCell::new(None));
+    spawn_named(f, None, placement, SourceLoc::caller())
+}
+
+#[track_caller]
+fn spawn_named<F, T>(f: F, name: Option<Arc<str>>, placement: Placement, src: SourceLoc) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + 'static,
+    T: 'static,
+{
+    let result: Arc<Mutex<Option<T>>> = Arc::new(Mutex::new(None));
     let r2 = result.clone();
     let body = Box::new(move || {
         let v = f();
-        *r2.borrow_mut() = Some(v);
+        // (A poisoned slot is impossible: nothing panics while it is held.)
+        *r2.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
     });
-    let id = rt::spawn_at(body, placement, SourceLoc::caller());
+    let id = rt::spawn_at(body, placement, src);
+    // Set before the child runs: it starts only once this thread suspends.
+    registry::with_thread(id, |info| info.name = name.clone());
     JoinHandle {
-        thread: Thread { id },
+        thread: Thread { id, name },
         result,
         born: rt::Born::here(),
     }
@@ -100,7 +157,7 @@ impl<T> JoinHandle<T> {
     pub fn join(self) -> std::thread::Result<T> {
         self.born.check("a JoinHandle");
         join_thread(self.thread.id, SourceLoc::caller());
-        match self.result.borrow_mut().take() {
+        match self.result.lock().unwrap_or_else(|e| e.into_inner()).take() {
             Some(v) => Ok(v),
             None => Err(Box::new("scopecheck: joined thread produced no result")),
         }
@@ -111,7 +168,58 @@ impl<T> JoinHandle<T> {
     }
     /// Whether the thread has finished (reading this is not a synchronization).
     pub fn is_finished(&self) -> bool {
-        self.result.borrow().is_some()
+        self.result.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+}
+
+/// Configures a thread before it is spawned, as `std::thread::Builder`
+/// (and loom's).
+#[derive(Debug)]
+pub struct Builder {
+    name: Option<String>,
+    stack_size: Option<usize>,
+}
+
+impl Builder {
+    /// A builder with no name and the run's stack size.
+    #[allow(clippy::new_without_default)] // std's Builder has no Default either
+    pub fn new() -> Builder {
+        Builder {
+            name: None,
+            stack_size: None,
+        }
+    }
+
+    /// Names the thread: [`Thread::name`] answers it.
+    pub fn name(mut self, name: String) -> Builder {
+        self.name = Some(name);
+        self
+    }
+
+    /// Asks for a stack of `size` bytes. Every model thread of a run gets
+    /// the run's stack size (`Builder::stack_size` of the model, 2 MiB by
+    /// default), so this is recorded and not otherwise used; a thread that
+    /// needs more overflows, which is reported with the setting to raise.
+    pub fn stack_size(mut self, size: usize) -> Builder {
+        self.stack_size = Some(size);
+        self
+    }
+
+    /// Spawns the thread (never an error under the checker). Like loom's
+    /// `Builder::spawn`, it asks for `Send` as std does.
+    #[track_caller]
+    pub fn spawn<F, T>(self, f: F) -> io::Result<JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let _ = self.stack_size;
+        Ok(spawn_named(
+            f,
+            self.name.map(Arc::from),
+            Placement::HOST,
+            SourceLoc::caller(),
+        ))
     }
 }
 
@@ -162,7 +270,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         let id = rt::spawn_at(body, placement, SourceLoc::caller());
         self.pending.borrow_mut().push(id);
         ScopedJoinHandle {
-            thread: Thread { id },
+            thread: Thread { id, name: None },
             result,
             pending: self.pending.clone(),
             _marker: PhantomData,

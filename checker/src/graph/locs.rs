@@ -210,6 +210,9 @@ impl LocData {
 pub(super) struct LocTable {
     /// `by_thread[t][seq]`: the location `Loc::new(t, seq)`, if allocated.
     by_thread: Vec<Vec<Option<LocData>>>,
+    /// `tokens[t]`: thread `t`'s park token ([`Loc::park_token`]), if the
+    /// graph has it (its rank, `u32::MAX`, has no place in a dense row).
+    tokens: Vec<Option<LocData>>,
     /// Emptied records whose vectors keep their capacity.
     spare: Vec<LocData>,
 }
@@ -219,6 +222,7 @@ impl Clone for LocTable {
     fn clone(&self) -> LocTable {
         LocTable {
             by_thread: self.by_thread.clone(),
+            tokens: self.tokens.clone(),
             spare: Vec::new(),
         }
     }
@@ -228,6 +232,9 @@ impl LocTable {
     /// The location `loc`, if the graph has it.
     #[inline]
     pub(super) fn get(&self, loc: Loc) -> Option<&LocData> {
+        if loc.is_park_token() {
+            return self.tokens.get(loc.thread() as usize)?.as_ref();
+        }
         self.by_thread
             .get(loc.thread() as usize)?
             .get(loc.seq() as usize)?
@@ -237,6 +244,9 @@ impl LocTable {
     /// The location `loc`, mutably, if the graph has it.
     #[inline]
     pub(super) fn get_mut(&mut self, loc: Loc) -> Option<&mut LocData> {
+        if loc.is_park_token() {
+            return self.tokens.get_mut(loc.thread() as usize)?.as_mut();
+        }
         self.by_thread
             .get_mut(loc.thread() as usize)?
             .get_mut(loc.seq() as usize)?
@@ -275,6 +285,15 @@ impl LocTable {
     /// Adds a location record as it is.
     pub(super) fn put(&mut self, data: LocData) {
         let (t, seq) = (data.loc.thread() as usize, data.loc.seq() as usize);
+        if data.loc.is_park_token() {
+            if self.tokens.len() <= t {
+                self.tokens.resize_with(t + 1, || None);
+            }
+            if let Some(old) = self.tokens[t].replace(data) {
+                self.keep(old);
+            }
+            return;
+        }
         if self.by_thread.len() <= t {
             self.by_thread.resize_with(t + 1, Vec::new);
         }
@@ -302,11 +321,14 @@ impl LocTable {
 
     /// Removes location `loc`.
     pub(super) fn remove(&mut self, loc: Loc) {
-        let slot = self
-            .by_thread
-            .get_mut(loc.thread() as usize)
-            .and_then(|row| row.get_mut(loc.seq() as usize))
-            .and_then(Option::take);
+        let slot = if loc.is_park_token() {
+            self.tokens.get_mut(loc.thread() as usize).and_then(Option::take)
+        } else {
+            self.by_thread
+                .get_mut(loc.thread() as usize)
+                .and_then(|row| row.get_mut(loc.seq() as usize))
+                .and_then(Option::take)
+        };
         if let Some(d) = slot {
             self.keep(d);
         }
@@ -315,11 +337,9 @@ impl LocTable {
     /// Keeps only the locations for which `f` holds.
     pub(super) fn retain(&mut self, mut f: impl FnMut(&LocData) -> bool) {
         let mut dropped = Vec::new();
-        for row in &mut self.by_thread {
-            for slot in row.iter_mut() {
-                if slot.as_ref().is_some_and(|d| !f(d)) {
-                    dropped.extend(slot.take());
-                }
+        for slot in self.by_thread.iter_mut().flatten().chain(self.tokens.iter_mut()) {
+            if slot.as_ref().is_some_and(|d| !f(d)) {
+                dropped.extend(slot.take());
             }
         }
         for d in dropped {
@@ -337,18 +357,27 @@ impl LocTable {
             }
         }
         self.by_thread = rows;
+        let tokens: Vec<LocData> = self.tokens.drain(..).flatten().collect();
+        for d in tokens {
+            self.keep(d);
+        }
     }
 
     /// Every location with its name, in the order of the names.
     pub(super) fn iter(&self) -> impl Iterator<Item = (&Loc, &LocData)> {
         self.by_thread
             .iter()
-            .flat_map(|row| row.iter().flatten().map(|d| (&d.loc, d)))
+            .flat_map(|row| row.iter().flatten())
+            .chain(self.tokens.iter().flatten())
+            .map(|d| (&d.loc, d))
     }
 
     /// Every location, mutably.
     pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut LocData> {
-        self.by_thread.iter_mut().flat_map(|row| row.iter_mut().flatten())
+        self.by_thread
+            .iter_mut()
+            .flat_map(|row| row.iter_mut().flatten())
+            .chain(self.tokens.iter_mut().flatten())
     }
 }
 

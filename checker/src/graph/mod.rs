@@ -190,6 +190,17 @@ impl ExecutionGraph {
         self.locs.get(loc).map_or(Space::Global, |d| d.space)
     }
 
+    /// Makes `loc`, a thread's park token ([`Loc::park_token`]), part of the
+    /// graph if it is not yet: an atomic holding 0, created by the start of
+    /// its thread (it lives as long as that event does).
+    pub fn ensure_park_token(&mut self, loc: Loc) {
+        debug_assert!(loc.is_park_token());
+        if self.locs.get(loc).is_none() {
+            let start = EventId::new(loc.thread(), 0);
+            self.locs.insert(loc, 0, LocKind::Atomic, start, Space::Global);
+        }
+    }
+
     /// All locations.
     pub fn locs(&self) -> impl Iterator<Item = (&Loc, &LocData)> {
         self.locs.iter()

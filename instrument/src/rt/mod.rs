@@ -7,7 +7,9 @@
 //! coroutine, and the scheduler loop in [`run`] asks the engine which thread
 //! goes next.
 
+mod cells;
 mod epoch;
+mod leaks;
 mod overflow;
 mod panic_hook;
 mod stacks;
@@ -37,7 +39,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use cells::{cell_begin, cell_end, CellAccessGuard};
 pub use epoch::Born;
+pub use leaks::{leak_alloc, leak_arc, leak_dealloc, leak_track, leak_untrack, AliveProbe};
 pub use panic_hook::panic_message;
 
 /// How the runtime explores.
@@ -108,6 +112,12 @@ pub struct RunConfig {
     pub platform: Platform,
     /// The forward-progress model (which spin-waits are hangs).
     pub progress: Progress,
+    /// Steps all threads together may take in one execution (loom's
+    /// `max_branches`; `None`: no bound).
+    pub max_branches: Option<u64>,
+    /// Threads one execution may have, the main thread included (loom's
+    /// `max_threads`; `None`: no bound). A spawn past it panics.
+    pub max_threads: Option<usize>,
 }
 
 impl Default for RunConfig {
@@ -125,6 +135,8 @@ impl Default for RunConfig {
             record_races: false,
             platform: Platform::default(),
             progress: Progress::Fair,
+            max_branches: None,
+            max_threads: None,
         }
     }
 }
@@ -306,6 +318,17 @@ struct Shared {
     /// Spawned threads the runtime has taken to start but not started yet
     /// (their statuses are not known: nobody may schedule meanwhile).
     unstarted: usize,
+    /// What the execution allocated through the shim and has not freed.
+    leaks: leaks::Leaks,
+    /// Which execution of the run this is (tells a `Track` made in an
+    /// earlier execution from one made in this one).
+    execution: u64,
+    /// The `UnsafeCell` accesses in progress (loom's access tracking).
+    live_cells: cells::LiveCells,
+    /// Threads this execution has had, the main thread included, and how
+    /// many it may have (`RunConfig::max_threads`).
+    threads_made: usize,
+    max_threads: Option<usize>,
 }
 
 thread_local! {
@@ -370,6 +393,22 @@ fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
     // semantics here, so that what they allow beyond SC shows up (and is
     // blamed on them, not certified away by the fences).
     order == Order::SeqCst && drfrlx_system() && with_shared(|s| s.engine.next_class(t).is_none())
+}
+
+/// Whether every thread of the execution but the calling one has finished
+/// (and none is spawned and waiting to start).
+pub(crate) fn others_finished() -> bool {
+    let Some(me) = CURRENT.with(|c| c.get()) else {
+        return false;
+    };
+    with_shared(|s| {
+        s.spawned.is_empty()
+            && s.unstarted == 0
+            && s.status
+                .iter()
+                .enumerate()
+                .all(|(t, st)| t == me as usize || matches!(st, ThreadStatus::Gone))
+    })
 }
 
 /// Whether the calling code runs inside `scopecheck::model`.
@@ -549,6 +588,21 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
 /// Spawns a model thread running `f` at `placement` (a GPU thread's device,
 /// block, warp and lane); returns its id.
 pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> ThreadId {
+    if CURRENT.with(|c| c.get()).is_some() {
+        let over = with_shared(|s| {
+            s.threads_made += 1;
+            s.max_threads.filter(|&max| s.threads_made > max)
+        });
+        if let Some(max) = over {
+            // Forgotten, as the bodies of threads never started are.
+            std::mem::forget(f);
+            panic!(
+                "Model exceeded maximum number of threads: this spawn at {src} makes thread {} of an execution \
+                 limited to max_threads = {max} (the main thread counts)",
+                max + 1
+            );
+        }
+    }
     let OpResult::Thread(child) = op_at(Op::Spawn { placement }, src) else {
         unreachable!("spawn answers with a thread")
     };
@@ -819,6 +873,7 @@ fn run_strategy(
             max_steps: config.max_steps,
             record_races: config.record_races,
             deadline,
+            max_branches: config.max_branches,
         },
     );
     let mut engine = engine;
@@ -831,6 +886,11 @@ fn run_strategy(
             spawned: Vec::new(),
             status: Vec::new(),
             unstarted: 0,
+            leaks: leaks::Leaks::default(),
+            execution: 0,
+            live_cells: cells::LiveCells::default(),
+            threads_made: 1,
+            max_threads: config.max_threads,
         })
     });
     let _guard = StateGuard;
@@ -1004,7 +1064,12 @@ fn new_coroutine(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, body: B
             ys[t as usize] = y as *const _;
         });
         CURRENT.with(|c| c.set(Some(t)));
-        let r = std::panic::catch_unwind(AssertUnwindSafe(body));
+        let r = std::panic::catch_unwind(AssertUnwindSafe(move || {
+            body();
+            // The thread's `thread_local!` values (and the last thread's
+            // lazy statics) are dropped while it is still a model thread.
+            crate::thread::registry::thread_exit(t);
+        }));
         match r {
             Ok(()) => match finish_thread(t, SourceLoc::caller()) {
                 Ok(()) => Exit::Finished,
@@ -1136,10 +1201,15 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> Option<(E
     th.coroutines.clear();
     th.guards.clear();
     th.decision = None;
-    with_shared(|s| {
+    let probes = with_shared(|s| {
         s.status.clear();
         s.status.push(ThreadStatus::Gone);
+        s.execution += 1;
+        s.live_cells.clear();
+        s.threads_made = 1;
+        s.leaks.reset()
     });
+    drop(probes);
     let main_src = SourceLoc::caller();
     with_shared(|s| s.engine.start_main(main_src));
     new_coroutine(th, pool, 0, Box::new(f));
@@ -1189,6 +1259,20 @@ fn run_one(f: &dyn Fn(), pool: &mut stacks::Pool, th: &mut Threads) -> Option<(E
                 }
             }
         }
+    };
+    // A complete execution must have freed what it allocated through the
+    // shim (loom's leak check; abandoned executions are not judged).
+    let result = match result {
+        Ok(ExecutionEnd::Complete) => match with_shared(|s| {
+            s.leaks.first_leak().map(|l| {
+                s.engine
+                    .failure(FailureKind::Leak, leaks::message(&l), None, vec![], Some(l.at))
+            })
+        }) {
+            Some(f) => Err(Stop::Failure(f)),
+            None => Ok(ExecutionEnd::Complete),
+        },
+        r => r,
     };
     // A failure cuts the execution short when another thread could still
     // have gone on (not when every thread waits: a deadlock or a hang has
