@@ -34,7 +34,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check litmus tests (herd's and Dat3M's C and OpenCL dialects).
+    /// Check litmus tests (herd's and Dat3M's C and OpenCL dialects, Dat3M's PTX and Vulkan dialects).
     Litmus(LitmusArgs),
     /// Judge litmus tests' DRFrlx classes (`memory_order_relaxed, rlx_quantum`, ...):
     /// illegal races on SC executions, the quantum-equivalent program, results
@@ -221,9 +221,10 @@ struct LitmusArgs {
     /// Litmus files, or folders searched recursively for `*.litmus`.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Model(s) to check under: sc, rc11, cpp20, src11, opencl (comma-separated or
-    /// repeated). Default: with --expect, every model the file's rows name;
-    /// otherwise rc11 for C tests, opencl for OpenCL tests.
+    /// Model(s) to check under: sc, rc11, cpp20, src11, opencl, ptx6.0, ptx7.5,
+    /// vulkan, vulkan-nochains (comma-separated or repeated). Default: with
+    /// --expect, every model the file's rows name; otherwise rc11 for C tests,
+    /// opencl for OpenCL tests, ptx7.5 for PTX tests, vulkan for Vulkan tests.
     #[arg(long, value_delimiter = ',')]
     model: Vec<LitmusModel>,
     /// Print one JSON object per test and model (JSON lines) instead of herd's text.
