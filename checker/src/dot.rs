@@ -365,6 +365,7 @@ mod tests {
                     init,
                     kind: LocKind::Atomic,
                     space: Space::Global,
+                    addresses: false,
                 },
             );
             loc

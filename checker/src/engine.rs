@@ -17,6 +17,7 @@ use crate::memory::{MemoryTable, Platform, Residence};
 mod deadline;
 mod hang;
 mod memory_race;
+mod replay_values;
 mod yield_hint;
 use crate::model::relations::Relations;
 use crate::model::{Candidates, MemoryModel, Places};
@@ -96,6 +97,10 @@ pub struct Stats {
     pub events_added: u64,
     /// Events replayed.
     pub events_replayed: u64,
+    /// Executions the strategy stopped because they went past its search
+    /// bound (a preemption bound; see [`Strategy::within_bound`]): neither
+    /// complete nor blocked, and not checked to their end.
+    pub pruned: u64,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.
@@ -128,6 +133,9 @@ struct ThreadRt {
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
+    /// The index of the event that follows the thread's last spin hint
+    /// (marked [`Event::after_hint`] when it is added).
+    hint_at: Option<u32>,
     finished: bool,
 }
 
@@ -225,6 +233,10 @@ pub struct Engine {
     checks_steps: bool,
     /// Steps of every thread in the current execution (`Limits::max_branches`).
     branches: u64,
+    /// Whether the strategy bounds the search (asked before each new step).
+    bounds_search: bool,
+    /// Whether the current execution was stopped at the search bound.
+    pruned_now: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
@@ -240,6 +252,8 @@ impl Engine {
             takes_leftmost: strategy.takes_leftmost(),
             checks_steps: strategy.checks_steps(),
             branches: 0,
+            bounds_search: strategy.bounds_search(),
+            pruned_now: false,
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             graph: ExecutionGraph::new(),
@@ -295,6 +309,7 @@ impl Engine {
         }
         self.replayed = false;
         self.branches = 0;
+        self.pruned_now = false;
         // Only backward revisits, the `porf` model and the unfair progress
         // check ask porf views; a strategy starting from an empty graph
         // with none of them spares their joins.
@@ -320,6 +335,20 @@ impl Engine {
     pub fn end_execution(&mut self, end: ExecutionEnd) {
         let end = if end != ExecutionEnd::Complete && self.checks_steps && !self.strategy.accepts_end(&self.graph, end)
         {
+            ExecutionEnd::Blocked
+        } else {
+            end
+        };
+        if std::mem::take(&mut self.pruned_now) && end == ExecutionEnd::Blocked {
+            if self.strategy.owns_execution() {
+                self.stats.pruned += 1;
+            }
+            self.strategy.execution_done(&self.graph, end);
+            return;
+        }
+        // A complete execution the model's complete-graph axioms reject (c11)
+        // did not happen: it ends as blocked, like an inconsistent step.
+        let end = if end == ExecutionEnd::Complete && self.model.check_complete(&self.graph).is_err() {
             ExecutionEnd::Blocked
         } else {
             end
@@ -422,6 +451,7 @@ impl Engine {
         self.strategy.progress()
     }
 
+    #[inline]
     fn rt(&mut self, t: ThreadId) -> &mut ThreadRt {
         let i = t as usize;
         if self.threads.len() <= i {
@@ -463,9 +493,8 @@ impl Engine {
         Stop::Failure(self.failure(
             FailureKind::Nondeterminism,
             format!(
-                "thread {t} did `{what}` at {src} where an earlier run with the same choices did `{have}`; \
-                 the program depends on something the checker does not control (time, randomness, \
-                 OS threads, std atomics or statics shared between executions)"
+                "thread {t} did `{what}` at {src} where an earlier run with the same choices did `{have}`; {}",
+                replay_values::CAUSES
             ),
             Some(t),
             vec![EventId::new(t, idx)],
@@ -583,7 +612,11 @@ impl Engine {
                 self.graph.event_mut(id).rlx = Some(c);
             }
         }
-        self.rt(t).cursor = id.index + 1;
+        let r = self.rt(t);
+        r.cursor = id.index + 1;
+        if r.hint_at == Some(id.index) {
+            self.graph.event_mut(id).after_hint = true;
+        }
         self.stats.events_added += 1;
         id
     }
@@ -597,7 +630,18 @@ impl Engine {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             let ev = self.graph.event(id).kind.clone();
             let res = match (op, &ev) {
-                (Op::Alloc { init, .. }, EventKind::Alloc { loc, init: kept, .. }) if init == kept => {
+                (
+                    Op::Alloc { init, kind, .. },
+                    EventKind::Alloc {
+                        loc,
+                        init: kept,
+                        kind: k2,
+                        ..
+                    },
+                ) if kind == k2 => {
+                    if init != kept {
+                        self.replay_init(t, *loc, *init, src)?;
+                    }
                     self.rt(t).alloc_seq += 1;
                     OpResult::Loc(*loc)
                 }
@@ -617,11 +661,23 @@ impl Engine {
             return Ok(res);
         }
         match *op {
-            Op::Alloc { init, kind, space } => {
+            Op::Alloc {
+                init,
+                kind,
+                space,
+                addresses,
+            } => {
                 let seq = self.rt(t).alloc_seq;
                 self.rt(t).alloc_seq += 1;
                 let loc = Loc::new(t, seq);
-                self.push(t, EventKind::Alloc { loc, init, kind, space }, src, true);
+                let alloc = EventKind::Alloc {
+                    loc,
+                    init,
+                    kind,
+                    space,
+                    addresses,
+                };
+                self.push(t, alloc, src, true);
                 Ok(OpResult::Loc(loc))
             }
             Op::Fence { order, .. } => {
@@ -759,6 +815,7 @@ impl Engine {
     pub fn spin_at(&mut self, t: ThreadId, at: WaitSite) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
+        r.hint_at = Some(r.cursor);
         // Already one entry per location, the mo-latest write read there.
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
@@ -985,6 +1042,9 @@ impl Engine {
                 }
                 match st {
                     ThreadStatus::Gone => others.push(format!("thread {u} finished")),
+                    ThreadStatus::Op(Op::Barrier { group: g, .. }, src) => {
+                        others.push(format!("thread {u} waits at {src} at the barrier of {g}"))
+                    }
                     ThreadStatus::Op(op, src) => others.push(format!("thread {u} waits at {src} ({op:?})")),
                     _ => others.push(format!("thread {u} waits")),
                 }
@@ -1109,7 +1169,10 @@ impl Engine {
             return None;
         };
         let e = EventId::new(t, self.cursor(t));
-        let what = format!("thread {t} did not reach its recorded event {e:?}");
+        let what = format!(
+            "thread {t} did not reach its recorded event {e:?}; {}",
+            replay_values::CAUSES
+        );
         Some(Sched::Deadlock(self.failure(
             FailureKind::Nondeterminism,
             what,
@@ -1188,6 +1251,10 @@ impl Engine {
         self.cur_scope = op.scope();
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
+        }
+        if self.bounds_search && !self.strategy.within_bound(&self.graph) {
+            self.pruned_now = true;
+            return Err(Stop::Moot);
         }
         if let Some(loc) = op.loc().filter(|l| l.is_park_token()) {
             self.graph.ensure_park_token(loc);
@@ -1298,13 +1365,26 @@ impl Engine {
         };
         let res = match (op, &ev) {
             (Op::Load { loc, .. }, EventKind::Read(r)) if r.loc == *loc && r.rmw.is_none() => {
+                // The value its write holds in this execution (an address
+                // may have moved since the read was recorded).
+                let mut v = r.value;
+                if self.graph.may_hold_addresses() {
+                    v = self.graph.write_value(r.loc, r.rf);
+                    if v != r.value {
+                        self.replay_read(t, id, r, None, src)?;
+                    }
+                }
                 self.note_read(t, r.loc, r.rf);
-                OpResult::Value(r.value)
+                OpResult::Value(v)
             }
             // The value too: a store that writes something else than the
-            // kept graph says (an address that moved, a counter kept outside
-            // the model) would let later reads see a value never written.
-            (Op::Store { loc, value, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw && w.value == *value => {
+            // kept graph says (a counter kept outside the model) would let
+            // later reads see a value never written; an address that moved
+            // replaces the kept one (`replay_values`).
+            (Op::Store { loc, value, .. }, EventKind::Write(w)) if w.loc == *loc && !w.rmw => {
+                if w.value != *value {
+                    self.replay_write_value(t, id, *value, "store to", src)?;
+                }
                 self.note_write(t, *loc);
                 OpResult::Done
             }
@@ -1321,6 +1401,15 @@ impl Engine {
                 },
                 EventKind::Read(r),
             ) if r.loc == *loc && r.rmw.is_some() => {
+                // Decided again on this execution's values (and operands):
+                // it must write exactly when the kept graph says it did.
+                let r = &if self.graph.may_hold_addresses()
+                    && (r.value != self.graph.write_value(r.loc, r.rf) || r.rmw.is_some_and(|m| m.0 != *rop))
+                {
+                    self.replay_read(t, id, r, Some(*rop), src)?
+                } else {
+                    *r
+                };
                 self.stats.events_replayed += 1;
                 self.rt(t).cursor += 1;
                 self.note_read(t, r.loc, r.rf);
@@ -1331,6 +1420,9 @@ impl Engine {
                         let wid = EventId::new(t, self.threads[t as usize].cursor);
                         match &self.graph.event(wid).kind {
                             EventKind::Write(w) if w.rmw && w.value == new => {}
+                            EventKind::Write(w) if w.rmw => {
+                                self.replay_write_value(t, wid, new, &format!("{} on", rop.name()), src)?;
+                            }
                             _ => return Err(self.nondeterminism(t, rop.name(), src)),
                         }
                         self.rt(t).cursor += 1;

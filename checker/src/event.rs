@@ -438,6 +438,11 @@ pub enum Op {
         kind: LocKind,
         /// The memory space it is in (`Global` for everything but GPU local memory).
         space: Space,
+        /// Whether the location holds addresses (its values are of a pointer
+        /// type): when a kept graph is replayed, the values stored there are
+        /// taken from the running execution instead of being compared with
+        /// the recorded ones (docs/heap-addresses.md).
+        addresses: bool,
     },
     /// An atomic (or, with `Order::NonAtomic`, plain) load.
     Load {
@@ -526,15 +531,32 @@ pub struct BarrierGroup {
     pub kernel: Loc,
     /// `Warp`, `Block`, or `Device` (the grid).
     pub level: Scope,
-    /// Index of the warp or block within the kernel (0 for the grid).
+    /// Index of the warp, block or cluster within the kernel (0 for the grid).
     pub index: u32,
+    /// For a partial warp barrier (`__syncwarp(mask)`, a tile's `sync`):
+    /// the lanes it waits for; 0 for a whole group.
+    pub lanes: u64,
 }
 
 impl fmt::Display for BarrierGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.level {
+            Scope::Warp if self.lanes != 0 => {
+                let lanes: Vec<String> = (0..64)
+                    .filter(|l| self.lanes >> l & 1 == 1)
+                    .map(|l| l.to_string())
+                    .collect();
+                write!(
+                    f,
+                    "lanes {{{}}} of warp {} of kernel {}",
+                    lanes.join(", "),
+                    self.index,
+                    self.kernel
+                )
+            }
             Scope::Warp => write!(f, "warp {} of kernel {}", self.index, self.kernel),
             Scope::Block => write!(f, "block {} of kernel {}", self.index, self.kernel),
+            Scope::Cluster => write!(f, "cluster {} of kernel {}", self.index, self.kernel),
             _ => write!(f, "the grid of kernel {}", self.kernel),
         }
     }
@@ -635,6 +657,8 @@ pub enum EventKind {
         kind: LocKind,
         /// The memory space it is in.
         space: Space,
+        /// Whether it holds addresses (see [`Op::Alloc`]).
+        addresses: bool,
     },
     /// A read (alone or the read part of an RMW).
     Read(ReadEvent),
@@ -677,6 +701,7 @@ pub struct ReadEvent {
 
 impl ReadEvent {
     /// Whether this read is followed by the write part of an RMW.
+    #[inline]
     pub fn is_exclusive(&self) -> bool {
         match self.rmw {
             Some((op, ty, _, _)) => !self.spurious && op.apply(ty, self.value).is_some(),
@@ -773,6 +798,10 @@ pub struct Event {
     pub added_max: bool,
     /// Whether a backward revisit may still delete or change it.
     pub revisitable: bool,
+    /// Whether its thread gave a spin hint (`spin_loop`, `yield_now`) just
+    /// before it: switching away from the thread there is not a preemption
+    /// (loom's rule: a thread that yields gives up the processor).
+    pub after_hint: bool,
     /// The DRFrlx class of a relaxed atomic access, when the program gave one
     /// (seed 004; `None` for every other event, and for unclassified relaxed
     /// atomics).
@@ -828,7 +857,9 @@ impl Event {
             EventKind::Barrier {
                 group, instance, fence, ..
             } => format!("barrier #{instance} of {group} (fences {fence} memory only)"),
-            EventKind::Alloc { loc, init, kind, space } => format!(
+            EventKind::Alloc {
+                loc, init, kind, space, ..
+            } => format!(
                 "new {}{} {loc} = {init}",
                 if *space == Space::Local { "local " } else { "" },
                 match kind {

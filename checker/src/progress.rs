@@ -63,6 +63,74 @@ pub enum Progress {
     },
     /// No fairness: while one thread can run, the others need never run.
     Unfair,
+    /// A guarantee per level of the thread hierarchy (seed 003: SYCL
+    /// work-items are "not required to provide stronger than weakly
+    /// parallel forward progress guarantees"): `within_group` between the
+    /// work-items of one work-group (the threads of one block of one
+    /// launch), `between_groups` between threads of different work-groups
+    /// (and host threads, each a group of its own). Made with
+    /// [`Progress::per_level`].
+    PerLevel {
+        /// Between the threads of one work-group.
+        within_group: Guarantee,
+        /// Between threads of different work-groups.
+        between_groups: Guarantee,
+    },
+}
+
+/// The forward-progress guarantee between two threads, at one level of
+/// [`Progress::PerLevel`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Guarantee {
+    /// Concurrent forward progress: while a thread can take a step, it
+    /// eventually does, whatever the other one does.
+    Fair,
+    /// Weakly parallel forward progress: while the other thread can run,
+    /// this one need never be scheduled.
+    Weak,
+}
+
+impl Guarantee {
+    /// The guarantee's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Guarantee::Fair => "fair",
+            Guarantee::Weak => "weak",
+        }
+    }
+}
+
+impl Progress {
+    /// Forward progress chosen per level: `within_group` between the
+    /// work-items of one work-group, `between_groups` between work-groups.
+    /// `per_level(Fair, Fair)` is [`Progress::Fair`] and `per_level(Weak,
+    /// Weak)` is [`Progress::Unfair`] (those are returned); the mixed ones
+    /// are [`Progress::PerLevel`].
+    pub const fn per_level(within_group: Guarantee, between_groups: Guarantee) -> Progress {
+        match (within_group, between_groups) {
+            (Guarantee::Fair, Guarantee::Fair) => Progress::Fair,
+            (Guarantee::Weak, Guarantee::Weak) => Progress::Unfair,
+            _ => Progress::PerLevel {
+                within_group,
+                between_groups,
+            },
+        }
+    }
+
+    /// The guarantee between two threads, `same_group` saying whether they
+    /// are work-items of one work-group; `None` under the occupancy-bound
+    /// model (whose rule is about blocks, not pairs of threads).
+    pub fn between(self, same_group: bool) -> Option<Guarantee> {
+        match self {
+            Progress::Fair => Some(Guarantee::Fair),
+            Progress::Unfair => Some(Guarantee::Weak),
+            Progress::PerLevel {
+                within_group,
+                between_groups,
+            } => Some(if same_group { within_group } else { between_groups }),
+            Progress::OccupancyBound { .. } => None,
+        }
+    }
 }
 
 impl fmt::Display for Progress {
@@ -73,6 +141,15 @@ impl fmt::Display for Progress {
                 write!(f, "occupancy-bound, {resident_blocks} resident block(s)")
             }
             Progress::Unfair => f.write_str("unfair"),
+            Progress::PerLevel {
+                within_group,
+                between_groups,
+            } => write!(
+                f,
+                "per level: {} within a work-group, {} between work-groups",
+                within_group.name(),
+                between_groups.name()
+            ),
         }
     }
 }
@@ -336,6 +413,15 @@ impl ProgressState {
             });
         }
         None
+    }
+
+    /// The work-group of GPU thread `t`: its launch (in launch order) and
+    /// its block index, if it is a kernel thread.
+    pub fn group_of(&self, t: ThreadId) -> Option<(usize, u32)> {
+        self.kernels
+            .iter()
+            .enumerate()
+            .find_map(|(k, kern)| kern.blocks.iter().position(|b| b.contains(&t)).map(|b| (k, b as u32)))
     }
 
     /// The block index of GPU thread `t` in its kernel, if it is in one.

@@ -216,6 +216,7 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
         MemoryModel::Cpp20 => 2,
         MemoryModel::Src11 => 3,
         MemoryModel::Porf => 4,
+        MemoryModel::C11 => 5,
     }];
     let recs = records(g);
     let mut locs: Vec<Loc> = Vec::new();
@@ -300,6 +301,7 @@ pub fn decode(s: &str) -> Result<Token, String> {
         Some(2) => MemoryModel::Cpp20,
         Some(3) => MemoryModel::Src11,
         Some(4) => MemoryModel::Porf,
+        Some(5) => MemoryModel::C11,
         _ => return Err("replay token names an unknown memory model".into()),
     };
     let small =

@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+mod budget;
 pub mod drfrlx;
 pub mod litmus;
 mod loom_compat;
@@ -32,7 +33,7 @@ pub mod report;
 pub use loom_compat::{explore, skip_branch, stop_exploring, MAX_THREADS};
 pub use model::{model, Builder, Strategy};
 pub use report::Report;
-pub use scopecheck_checker::progress::{HangInfo, Progress};
+pub use scopecheck_checker::progress::{Guarantee, HangInfo, Progress};
 pub use scopecheck_checker::{Failure, FailureKind, MemoryModel};
 
 /// `std::sync` replacements.
@@ -54,8 +55,9 @@ pub use scopecheck_instrument::thread_local;
 pub use scopecheck_instrument::{alloc, cell, gpu, hint, lazy_static, thread};
 
 /// loom's `future` module: [`block_on`](future::block_on) and
-/// [`AtomicWaker`](future::AtomicWaker) (feature `futures`).
-#[cfg(feature = "futures")]
+/// [`AtomicWaker`](future::AtomicWaker), always compiled (it needs no
+/// dependency); the `futures` feature exists so that a crate enabling
+/// loom's feature of that name builds.
 pub mod future {
     pub use scopecheck_instrument::future::*;
 }

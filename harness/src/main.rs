@@ -88,10 +88,16 @@ fn parse_infer(s: &str) -> Result<Infer, String> {
 }
 
 fn parse_model(s: &str) -> Result<MemoryModel, String> {
-    MemoryModel::from_name(&s.to_ascii_lowercase()).ok_or_else(|| {
-        scopecheck::litmus::run::not_a_model(s)
-            .unwrap_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20 or src11)"))
-    })
+    match MemoryModel::from_name(&s.to_ascii_lowercase()) {
+        // DRFrlx's theorem is about the RC11 family; C11 (thin air, its
+        // seq_cst axiom) is a reference model for `scopecheck litmus` only.
+        Some(MemoryModel::C11) => Err(format!(
+            "`{s}`: C11 is a reference model for `scopecheck litmus`, not a weak model for DRFrlx (its theorem is \
+             about the RC11 family); use rc11, cpp20, src11 or sc"
+        )),
+        Some(m) => Ok(m),
+        None => Err(format!("unknown model `{s}` (expected sc, rc11, cpp20 or src11)")),
+    }
 }
 
 /// `scopecheck drfrlx`: exit status 0 when every test is DRFrlx-legal, 1
@@ -221,10 +227,11 @@ struct LitmusArgs {
     /// Litmus files, or folders searched recursively for `*.litmus`.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Model(s) to check under: sc, rc11, cpp20, src11, opencl, ptx6.0, ptx7.5,
-    /// vulkan, vulkan-nochains (comma-separated or repeated). Default: with
-    /// --expect, every model the file's rows name; otherwise rc11 for C tests,
-    /// opencl for OpenCL tests, ptx7.5 for PTX tests, vulkan for Vulkan tests.
+    /// Model(s) to check under: sc, rc11, cpp20, src11, c11, opencl, ptx6.0,
+    /// ptx7.5, vulkan, vulkan-nochains (comma-separated or repeated). Default:
+    /// with --expect, every model the file's rows name; otherwise rc11 for C
+    /// tests, opencl for OpenCL tests, ptx7.5 for PTX tests, vulkan for Vulkan
+    /// tests.
     #[arg(long, value_delimiter = ',')]
     model: Vec<LitmusModel>,
     /// Print one JSON object per test and model (JSON lines) instead of herd's text.
@@ -437,6 +444,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         max_executions: args.max_executions,
         max_duration: args.timeout,
         witness: args.dot.is_some(),
+        porf_cycles: true,
     };
     let workers = args
         .jobs

@@ -101,6 +101,21 @@ pub struct Builder {
     /// events, thread by thread with their lines, and how it ended, are
     /// printed (`print!`, so a test runner captures them).
     pub log: bool,
+    /// Explore only up to this many preemptions, with loom's meaning (a
+    /// switch away from a thread that could go on: not finished, blocked or
+    /// yielding). `None` (default): no bound; `LOOM_MAX_PREEMPTIONS` in the
+    /// environment sets it. A complete bounded run explored every execution
+    /// some interleaving with at most that many preemptions reaches (and
+    /// some with more): its report says so. Applies to the exhaustive
+    /// strategy (and the reference enumerator).
+    pub preemption_bound: Option<usize>,
+    /// A wall-time budget for the exhaustive strategy: the run first takes
+    /// 1000 PCT executions, then explores exhaustively until the budget is
+    /// spent; the report says whether the exhaustive part finished. `None`
+    /// (default) unless `SCOPECHECK_BUDGET` (seconds) is set, or
+    /// `LOOM_MAX_PREEMPTIONS` is (then 1 s: loom's tests are written for
+    /// loom's far smaller state space).
+    pub budget: Option<Duration>,
 }
 
 impl Default for Builder {
@@ -139,7 +154,15 @@ impl Builder {
             expect_explicit_explore: false,
             location: env.location,
             log: env.log,
+            preemption_bound: env_preemption_bound(),
+            budget: None,
         }
+        .with_env_budget()
+    }
+
+    fn with_env_budget(mut self) -> Builder {
+        self.budget = crate::budget::from_env(self.preemption_bound.is_some(), Duration::from_secs(1));
+        self
     }
 
     /// loom's setter: the checkpoint file (see [`Builder::checkpoint_file`]'s field).
@@ -196,11 +219,15 @@ impl Builder {
             progress: self.progress,
             max_branches: bound(self.max_branches).map(|b| b as u64),
             max_threads: bound(self.max_threads),
+            preemption_bound: self.preemption_bound.map(|b| u32::try_from(b).unwrap_or(u32::MAX)),
         }
     }
 
     /// Explores `f` and returns what was found, without panicking on failures.
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
+        if let (Some(budget), Strategy::Exhaustive) = (self.budget, &self.strategy) {
+            return crate::budget::explore(self, budget, &f);
+        }
         if self.expect_explicit_explore {
             loom_compat::stop_exploring();
         }
@@ -272,6 +299,20 @@ impl Builder {
         {
             panic!("{report}");
         }
+    }
+}
+
+/// `LOOM_MAX_PREEMPTIONS`, as loom reads it.
+///
+/// # Panics
+/// If it is set to something other than a number.
+fn env_preemption_bound() -> Option<usize> {
+    let v = std::env::var("LOOM_MAX_PREEMPTIONS").ok()?;
+    match v.trim().parse() {
+        Ok(n) => Some(n),
+        Err(_) => panic!(
+            "scopecheck: LOOM_MAX_PREEMPTIONS = {v:?} is not a number of preemptions (a whole number such as 2 or 4)"
+        ),
     }
 }
 

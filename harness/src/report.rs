@@ -3,7 +3,9 @@
 use scopecheck_checker::event::{Event, EventId, EventKind, Loc, LocKind, SourceLoc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::{Failure, MemoryModel};
+use scopecheck_instrument::gpu::Outcome;
 use scopecheck_instrument::rt::RunResult;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
@@ -12,6 +14,8 @@ use std::time::Duration;
 pub struct Report {
     run: RunResult,
     model: MemoryModel,
+    /// What else the run did, said after its counts (a budget's PCT part).
+    notes: Vec<String>,
 }
 
 impl Report {
@@ -19,7 +23,36 @@ impl Report {
         // Races collected under `record_races` are failures like any other.
         let races = std::mem::take(&mut run.races);
         run.failures.extend(races);
-        Report { run, model }
+        Report {
+            run,
+            model,
+            notes: Vec::new(),
+        }
+    }
+
+    pub(crate) fn with_note(mut self, note: String) -> Report {
+        self.notes.push(note);
+        self
+    }
+
+    /// What else the run did besides the counted executions (under a
+    /// budget: the PCT executions, whether the exhaustive part was cut).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// What the complete executions recorded with `gpu::record`: each
+    /// outcome with the number of complete executions that had it (an
+    /// execution that recorded nothing has the empty outcome; failed and
+    /// blocked executions are not here). See `docs/gpu-api.md`.
+    pub fn outcomes(&self) -> &BTreeMap<Outcome, u64> {
+        &self.run.outcomes
+    }
+
+    /// The outcomes of [`Report::outcomes`] as `key=value; key=value`
+    /// strings, without their counts.
+    pub fn outcome_set(&self) -> BTreeSet<String> {
+        self.run.outcomes.keys().map(|o| o.to_string()).collect()
     }
 
     /// With `Builder::record_races`: complete executions that had a race.
@@ -44,7 +77,37 @@ impl Report {
 
     /// Every execution run, complete or not (with repetitions for the reference enumerator).
     pub fn runs(&self) -> u64 {
-        self.run.stats.complete + self.run.stats.blocked + self.run.stats.failed
+        self.run.stats.complete + self.run.stats.blocked + self.run.stats.failed + self.run.stats.pruned
+    }
+
+    /// Under a preemption bound: executions stopped once they were past
+    /// the bound (see [`crate::Builder::preemption_bound`]).
+    pub fn pruned(&self) -> u64 {
+        self.run.stats.pruned
+    }
+
+    /// The preemption bound the run kept to, if one applied.
+    pub fn preemption_bound(&self) -> Option<u32> {
+        self.run.preemption_bound
+    }
+
+    /// What a bounded run covered, in one sentence; `None` without a bound.
+    /// A complete bounded run explored every execution some interleaving
+    /// with at most that many preemptions reaches, and possibly others.
+    pub fn coverage(&self) -> Option<String> {
+        let b = self.preemption_bound()?;
+        Some(if self.is_complete() {
+            format!(
+                "complete up to {b} preemption(s): every execution with at most {b} preemption(s) was explored \
+                 (some with more too; {} cut past the bound)",
+                self.pruned()
+            )
+        } else {
+            format!(
+                "not complete even up to {b} preemption(s): the run stopped first ({} execution(s) cut past the bound)",
+                self.pruned()
+            )
+        })
     }
 
     /// Whether the strategy covered everything it meant to (no bound cut it short,
@@ -315,6 +378,12 @@ impl fmt::Display for Report {
             Some(_) if self.replay_divergence().is_some() => write!(f, "; incomplete: the replay diverged")?,
             Some(r) => write!(f, "; incomplete: {r}")?,
             None => {}
+        }
+        if let Some(c) = self.coverage() {
+            write!(f, "; {c}")?;
+        }
+        for n in &self.notes {
+            write!(f, "; {n}")?;
         }
         if let Some(r) = self.no_answer() {
             write!(f, "; {r}")?;

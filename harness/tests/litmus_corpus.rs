@@ -65,9 +65,10 @@ fn corpus_matches_expectations() {
         problems.len(),
         problems.join("\n")
     );
-    // Three opencl rows (thinair, CT_wsq2, LB) are accepted no-thin-air
-    // deviations; TSan has no recorded answer.
-    assert_eq!(tally, (147, 3, 1));
+    // One opencl row (thinair: herd's self-justifying S8) is an accepted
+    // deviation (LB and CT_wsq2 were too, before executions with cycles in
+    // po ∪ rf were explored); TSan has no recorded answer.
+    assert_eq!(tally, (149, 1, 1));
 }
 
 /// Every corpus file is covered by the expectation file under some model.

@@ -53,13 +53,20 @@ pub(crate) fn failure_order(o: Ordering) -> Order {
 /// Allocates an atomic location holding `v`.
 #[track_caller]
 pub(crate) fn alloc(v: Value, kind: LocKind) -> Loc {
-    alloc_in(v, kind, Space::Global)
+    alloc_in(v, kind, Space::Global, false)
 }
 
-/// Allocates a location holding `v` in memory space `space`.
+/// Allocates a location holding `v` in memory space `space`; `addresses`:
+/// its values are of a pointer type (taken from the running execution when
+/// a kept graph is replayed, docs/heap-addresses.md).
 #[track_caller]
-pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space) -> Loc {
-    match rt::op(Op::Alloc { init: v, kind, space }) {
+pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space, addresses: bool) -> Loc {
+    match rt::op(Op::Alloc {
+        init: v,
+        kind,
+        space,
+        addresses,
+    }) {
         OpResult::Loc(l) => l,
         r => unreachable!("alloc answered {r:?}"),
     }
@@ -78,9 +85,9 @@ impl RawAtomic {
     /// A location in memory space `space` (local memory follows local
     /// happens-before: `space.rs`).
     #[track_caller]
-    pub(crate) fn new_in(v: Value, ty: ValueType, kind: LocKind, space: Space) -> RawAtomic {
+    pub(crate) fn new_in(v: Value, ty: ValueType, kind: LocKind, space: Space, addresses: bool) -> RawAtomic {
         RawAtomic {
-            loc: alloc_in(ty.mask(v), kind, space),
+            loc: alloc_in(ty.mask(v), kind, space, addresses),
             ty,
             born: rt::Born::here(),
         }

@@ -4,7 +4,7 @@
 use crate::atomic::alloc;
 use crate::rt;
 use crate::sync::{cas, load, store};
-use scopecheck_checker::event::{Await, Loc, LocKind, Order, SourceLoc};
+use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, ValueType};
 use std::fmt;
 use std::future::Future;
 use std::pin::pin;
@@ -39,8 +39,11 @@ impl Wake for WakeFlag {
 /// that stays pending with nobody left to wake it is reported as a deadlock
 /// at this call.
 ///
-/// Unlike loom, a poll never follows a spurious wake-up: the next poll
-/// comes only after a wake.
+/// As in loom, the wait may also end once without a wake (a spurious
+/// wake-up, which real executors produce and futures must tolerate): after
+/// the first pending poll, the explorer tries both a re-poll at once and
+/// the wait. One per call, so a future that is never woken still ends as a
+/// deadlock rather than a poll loop.
 #[track_caller]
 pub fn block_on<F: Future>(f: F) -> F::Output {
     let src = SourceLoc::caller();
@@ -52,14 +55,43 @@ pub fn block_on<F: Future>(f: F) -> F::Output {
     });
     let waker = Waker::from(flag.clone());
     let mut cx = Context::from_waker(&waker);
+    let mut spurious_left = true;
     loop {
         if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
             return v;
+        }
+        if std::mem::take(&mut spurious_left) && spurious_wake(src) {
+            continue;
         }
         while cas(flag.flag, 1, 0, Order::Acquire, Order::Relaxed, None, src).is_err() {
             rt::spin_on("`block_on` (a pending future nobody wakes)");
         }
     }
+}
+
+/// Whether this wait ends spuriously: the spurious failure of a weak
+/// compare-exchange on a location of the call's own, which the explorer
+/// takes as a choice (it synchronizes with nothing: relaxed, and no other
+/// thread sees the location).
+fn spurious_wake(src: SourceLoc) -> bool {
+    let choice = alloc(0, LocKind::Atomic);
+    let r = rt::op_at(
+        Op::Rmw {
+            loc: choice,
+            op: RmwOp::Cas {
+                expected: 0,
+                new: 0,
+                weak: true,
+            },
+            ty: ValueType::U64,
+            success: Order::Relaxed,
+            failure: Order::Relaxed,
+            await_: None,
+            scope: Scope::System,
+        },
+        src,
+    );
+    matches!(r, OpResult::Cas(_, false))
 }
 
 /// A place for one task's [`Waker`], which wakers of the task may race to

@@ -12,11 +12,12 @@ pub mod atomic;
 pub mod atomic_ref;
 pub mod cell;
 pub mod drfrlx;
-#[cfg(feature = "futures")]
 pub mod future;
 pub mod gpu;
 mod gpu_alloc;
 pub mod gpu_memory;
+mod gpu_record;
+mod gpu_sync;
 pub mod hint;
 pub mod lazy_static;
 pub mod rt;

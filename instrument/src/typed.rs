@@ -12,7 +12,7 @@ pub use ops::{Arithmetic, Bitwise, MinMax};
 pub(crate) use scoped::scoped_ops;
 
 use crate::atomic::RawAtomic;
-use crate::value::AtomicValue;
+use crate::value::{AtomicValue, ValueKind};
 use scopecheck_checker::event::{Loc, LocKind, Order, RmwOp, Scope, Space, Value};
 use std::marker::PhantomData;
 use std::mem::size_of;
@@ -46,7 +46,7 @@ impl<T: AtomicValue> Typed<T> {
             );
         }
         Typed {
-            raw: RawAtomic::new_in(word(init), T::TYPE, kind, space),
+            raw: RawAtomic::new_in(word(init), T::TYPE, kind, space, matches!(T::KIND, ValueKind::Pointer)),
             _t: PhantomData,
         }
     }

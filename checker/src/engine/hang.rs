@@ -4,7 +4,7 @@
 use super::{Engine, ThreadStatus};
 use crate::event::{Op, ThreadId};
 use crate::failure::{Failure, FailureKind};
-use crate::progress::{self, HangInfo, Progress};
+use crate::progress::{self, Guarantee, HangInfo, Progress};
 use smallvec::SmallVec;
 
 impl Engine {
@@ -20,7 +20,7 @@ impl Engine {
     ) -> Option<Box<Failure>> {
         match self.progress.model {
             Progress::Fair => None,
-            Progress::Unfair => {
+            Progress::Unfair | Progress::PerLevel { .. } => {
                 for (t, st) in status.iter().enumerate() {
                     if !matches!(st, ThreadStatus::SpinWait) {
                         continue;
@@ -30,14 +30,40 @@ impl Engine {
                     };
                     let t = t as ThreadId;
                     if let Some(awaited) = progress::unfair_hang(&self.graph, status, t, &w.read) {
+                        // Only a thread the model lets the scheduler starve
+                        // next to `t` may stay unscheduled: if one that must
+                        // be run could end the wait, it is not a hang (yet).
+                        let starvable = |u: ThreadId| self.starvable(t, u);
+                        if !awaited.iter().all(|&u| starvable(u)) {
+                            continue;
+                        }
                         let names: Vec<String> = awaited.iter().map(|u| self.thread_name(*u)).collect();
+                        let why = match self.progress.model {
+                            Progress::PerLevel { .. } => {
+                                let same = awaited.iter().all(|&u| self.same_group(t, u));
+                                format!(
+                                    "under the {} progress model a work-group's scheduler may keep running the \
+                                     spinning thread and never run {} ({})",
+                                    self.progress.model,
+                                    if awaited.len() == 1 { "it" } else { "them" },
+                                    if same {
+                                        "work-items of its own work-group"
+                                    } else {
+                                        "threads outside its work-group"
+                                    }
+                                )
+                            }
+                            _ => format!(
+                                "under the unfair progress model the scheduler may keep running the spinning \
+                                 thread and never run {}",
+                                if awaited.len() == 1 { "it" } else { "them" }
+                            ),
+                        };
                         let message = format!(
-                            "{} waits for a write that no thread has made yet, and {} could make it; under the \
-                             unfair progress model the scheduler may keep running the spinning thread and never \
-                             run {}, so it spins forever",
+                            "{} waits for a write that no thread has made yet, and {} could make it; {why}, so it \
+                             spins forever",
                             self.waits_on(t, status),
                             names.join(", "),
-                            if awaited.len() == 1 { "it" } else { "them" }
                         );
                         return Some(self.hang_failure(
                             message,
@@ -83,6 +109,20 @@ impl Engine {
         }
     }
 
+    /// Whether threads `t` and `u` are work-items of one work-group (one
+    /// block of one launch); host threads are groups of their own.
+    fn same_group(&self, t: ThreadId, u: ThreadId) -> bool {
+        match (self.progress.group_of(t), self.progress.group_of(u)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Whether the progress model lets the scheduler run `t` and never `u`.
+    fn starvable(&self, t: ThreadId, u: ThreadId) -> bool {
+        self.progress.model.between(self.same_group(t, u)) == Some(Guarantee::Weak)
+    }
+
     /// A thread's name in a hang report: `thread 3 (block 2)` for a kernel thread.
     fn thread_name(&self, t: ThreadId) -> String {
         match self.progress.block_of(t) {
@@ -98,7 +138,14 @@ impl Engine {
             Some(ThreadStatus::SpinWait) => match self.threads.get(t as usize).and_then(|r| r.spin_wait.as_ref()) {
                 Some(w) => {
                     let locs: Vec<String> = w.read.iter().map(|(l, _)| l.to_string()).collect();
-                    format!("{who} spins on {}", locs.join(", "))
+                    let locs = locs.join(", ");
+                    // Where it waits and on what, when the wait says so
+                    // (a barrier, latch or semaphore of the shim).
+                    match (w.at.on, w.at.src) {
+                        (Some(on), Some(src)) => format!("{who} waits at {src} on {on} ({locs})"),
+                        (Some(on), None) => format!("{who} waits on {on} ({locs})"),
+                        (None, _) => format!("{who} spins on {locs}"),
+                    }
                 }
                 None => format!("{who} spins"),
             },
@@ -115,6 +162,13 @@ impl Engine {
     fn hang_failure(&self, message: String, info: HangInfo) -> Box<Failure> {
         let mut f = self.failure(FailureKind::Hang, message, info.waiting.first().copied(), vec![], None);
         f.fix = match self.progress.model {
+            Progress::PerLevel { .. } => Some(
+                "do not make a work-item spin on a write that a work-item the progress model need not schedule \
+                 beside it must make: synchronize work-items of one work-group with a group barrier, and do not \
+                 make work-groups wait for each other (split the kernel in two launches, or use device-scope \
+                 atomics without waiting)"
+                    .into(),
+            ),
             Progress::Unfair => Some(
                 "do not spin on another thread's write under an unfair scheduler: wait with a \
                                  blocking primitive (a barrier, a join, a mutex), or run where threads are scheduled \

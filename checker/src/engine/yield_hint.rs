@@ -56,6 +56,7 @@ impl Engine {
     pub fn yield_hint(&mut self, t: ThreadId, site: SourceLoc) -> Result<bool, Stop> {
         let replaying = self.replaying(t);
         let r = self.rt(t);
+        r.hint_at = Some(r.cursor);
         let read = std::mem::take(&mut r.spin_reads);
         let wrote = std::mem::replace(&mut r.spin_wrote, false);
         let prev_wait = r.spin_prev.take();

@@ -8,6 +8,7 @@
 
 pub mod pct;
 pub mod pool;
+pub mod preemption;
 pub mod random;
 pub mod reference;
 pub mod replay;
@@ -115,6 +116,20 @@ pub trait Strategy {
         _op: &crate::event::Op,
         _src: crate::event::SourceLoc,
     ) -> bool {
+        true
+    }
+
+    /// Whether the strategy bounds the search: the engine then asks
+    /// [`Strategy::within_bound`] before each new visible step.
+    fn bounds_search(&self) -> bool {
+        false
+    }
+
+    /// Whether the graph so far (about to grow by a new visible step) is
+    /// still to be explored; false stops the execution there, counted in
+    /// [`crate::engine::Stats::pruned`]. Asked only when
+    /// [`Strategy::bounds_search`].
+    fn within_bound(&mut self, _graph: &ExecutionGraph) -> bool {
         true
     }
 

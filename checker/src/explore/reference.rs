@@ -10,7 +10,7 @@
 
 use super::Strategy;
 use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
-use crate::event::{EventId, ThreadId};
+use crate::event::{EventId, EventKind, RmwOp, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
 use std::collections::HashSet;
@@ -23,12 +23,29 @@ pub struct Reference {
     pos: usize,
     started: bool,
     seen: HashSet<String>,
+    /// The preemption bound (loom's meaning), if any.
+    bound: Option<u32>,
+    /// The thread scheduled last in this execution.
+    last: Option<ThreadId>,
+    /// Preemptions so far in this execution.
+    preemptions: u32,
 }
 
 impl Reference {
     /// A new enumerator.
     pub fn new() -> Reference {
         Reference::default()
+    }
+
+    /// An enumerator of the interleavings with at most `bound`
+    /// preemptions, counted as loom counts them: a switch away from a
+    /// thread that could go on (enabled, and not waiting after a spin
+    /// hint) is a preemption; once `bound` are taken, such a thread goes on.
+    pub fn bounded(bound: u32) -> Reference {
+        Reference {
+            bound: Some(bound),
+            ..Reference::default()
+        }
     }
 
     fn decide(&mut self, n: usize) -> usize {
@@ -44,13 +61,37 @@ impl Reference {
 }
 
 /// A description of a graph that two graphs share iff they are the same
-/// execution (same events, same rf, same mo).
+/// execution (same events, same rf, same mo). The values of a location of
+/// addresses are left out: they differ from one execution to the next
+/// (docs/heap-addresses.md), and rf and mo already tell the graphs apart.
 pub fn canonical_key(g: &ExecutionGraph) -> String {
     let mut s = String::new();
     for t in 0..g.num_threads() as ThreadId {
         s.push_str(&format!("T{t}:"));
         for (i, e) in g.thread_events(t).iter().enumerate() {
-            s.push_str(&e.describe());
+            let loc = match &e.kind {
+                EventKind::Read(r) => Some(r.loc),
+                EventKind::Write(w) => Some(w.loc),
+                EventKind::Alloc { loc, .. } => Some(*loc),
+                _ => None,
+            };
+            if loc.is_some_and(|l| g.holds_addresses(l)) {
+                let mut e = e.clone();
+                match &mut e.kind {
+                    EventKind::Read(r) => {
+                        r.value = 0;
+                        if let Some((RmwOp::Cas { expected, new, .. }, ..)) = &mut r.rmw {
+                            (*expected, *new) = (0, 0);
+                        }
+                    }
+                    EventKind::Write(w) => w.value = 0,
+                    EventKind::Alloc { init, .. } => *init = 0,
+                    _ => {}
+                }
+                s.push_str(&e.describe());
+            } else {
+                s.push_str(&e.describe());
+            }
             if let Some(w) = e.as_write() {
                 s.push_str(&format!("@{}", g.mo_position(w.loc, EventId::new(t, i as u32))));
             }
@@ -85,15 +126,32 @@ impl Strategy for Reference {
         }
         self.started = true;
         self.pos = 0;
+        // The main thread runs first: switching away from it at its first
+        // scheduling point is a preemption, as in loom.
+        self.last = Some(0);
+        self.preemptions = 0;
         graph.clear();
         true
     }
 
-    fn schedule(&mut self, _g: &ExecutionGraph, enabled: &[ThreadId], _s: &[ThreadStatus]) -> Option<ThreadId> {
+    fn schedule(&mut self, _g: &ExecutionGraph, enabled: &[ThreadId], status: &[ThreadStatus]) -> Option<ThreadId> {
         if enabled.is_empty() {
             return None;
         }
-        Some(enabled[self.decide(enabled.len())])
+        // Whether the thread that ran last could go on (a switch away from
+        // it is a preemption).
+        let runnable = self
+            .last
+            .filter(|&p| enabled.contains(&p) && matches!(status.get(p as usize), Some(ThreadStatus::Op(..))));
+        let t = match (self.bound, runnable) {
+            (Some(b), Some(p)) if self.preemptions >= b => p,
+            _ => enabled[self.decide(enabled.len())],
+        };
+        if runnable.is_some_and(|p| p != t) {
+            self.preemptions += 1;
+        }
+        self.last = Some(t);
+        Some(t)
     }
 
     fn choose_rf(&mut self, _g: &ExecutionGraph, _r: EventId, _s: u32, choices: &[RfChoice]) -> usize {

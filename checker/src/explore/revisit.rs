@@ -59,6 +59,13 @@ pub(super) struct Revisit {
     /// The read and write parts of an RMW that read a consumed write,
     /// added again on top of `base` (the revisiting write is the second).
     readd: Option<Box<[Readd; 2]>>,
+    /// With `readd`, on a location of addresses: whether the revisited read
+    /// (a compare-exchange) succeeds on the re-added write, decided when
+    /// the revisit was pushed. The re-added events hold that execution's
+    /// values, the level's graph a later execution's (addresses move
+    /// between executions: docs/heap-addresses.md), so the decision is not
+    /// made again by comparing the two.
+    succeeds: Option<bool>,
     /// The graph built when the revisit was pushed, to compare with.
     #[cfg(debug_assertions)]
     expected: Option<Box<ExecutionGraph>>,
@@ -120,7 +127,7 @@ pub(super) fn needs_check(g: &ExecutionGraph, r: EventId, w: EventId, model: Mem
     match model {
         MemoryModel::Sc => true,
         MemoryModel::Porf => false,
-        MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
+        MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 | MemoryModel::C11 => {
             let ev = g.event(r);
             let mut rd = *ev.as_read().expect("revisited read");
             rd.rf = w;
@@ -151,6 +158,15 @@ impl Revisit {
         } else {
             (g.event(w).stamp, None)
         };
+        let succeeds = match g.event(r).as_read() {
+            Some(rd) if tentative && g.may_hold_addresses() && g.holds_addresses(rd.loc) => {
+                rd.rmw.map(|(op, ty, ..)| {
+                    let value = g.event(w).as_write().expect("revisiting write").value;
+                    op.apply(ty, value).is_some()
+                })
+            }
+            _ => None,
+        };
         #[cfg(not(debug_assertions))]
         let _ = built;
         Revisit {
@@ -158,10 +174,33 @@ impl Revisit {
             write: w,
             base,
             readd,
+            succeeds,
             #[cfg(debug_assertions)]
             // (Small graphs only: kept for every pending revisit, large
             // ones would bring back the memory this module saves.)
             expected: built.filter(|g1| g1.len() <= 256).map(Box::new),
+        }
+    }
+
+    /// Gives the re-added write (in `level`) a value on which the revisited
+    /// compare-exchange decides as it did when the revisit was pushed: the
+    /// expected value the level's graph now holds when it succeeded, and a
+    /// value other than that when it failed. (A placeholder in the running
+    /// execution's terms: replaying the write gives it its real value, and
+    /// the read is replayed after it, so neither the program nor a
+    /// decision sees the placeholder.)
+    fn align_readded_value(&self, level: &mut ExecutionGraph, succeeds: bool) {
+        let rd = *level.event(self.read).as_read().expect("revisited read");
+        let Some((RmwOp::Cas { expected, .. }, ty, ..)) = rd.rmw else {
+            return;
+        };
+        let EventKind::Write(wr) = &mut level.event_mut(self.write).kind else {
+            unreachable!("the revisiting write is a write")
+        };
+        if succeeds {
+            wr.value = ty.mask(expected);
+        } else if ty.mask(wr.value) == ty.mask(expected) {
+            wr.value = ty.mask(expected ^ 1);
         }
     }
 
@@ -196,6 +235,9 @@ impl Revisit {
                 self.write.index + 1,
                 "checker invariant: a tentative RMW is rebuilt where it was"
             );
+            if let Some(succeeds) = self.succeeds {
+                self.align_readded_value(level, succeeds);
+            }
         }
         let v = revisit_view(level, self.read, self.write);
         let g1 = revisit_graph(level, self.read, self.write, &v, model);

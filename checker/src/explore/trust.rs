@@ -90,6 +90,8 @@ pub struct Trust {
     root: Option<Subtree>,
     /// This explorer's number in its pool.
     me: usize,
+    /// The preemption bound, if any (see [`super::preemption`]).
+    bound: Option<u32>,
 }
 
 impl Trust {
@@ -97,6 +99,18 @@ impl Trust {
     pub fn new() -> Trust {
         Trust {
             owned: true,
+            ..Trust::default()
+        }
+    }
+
+    /// An explorer that stops every execution once its graph is past
+    /// `bound` preemptions plus [`super::preemption::slack`]: it explores
+    /// every complete execution that some interleaving with at most `bound`
+    /// preemptions reaches (and some with more).
+    pub fn bounded(bound: u32) -> Trust {
+        Trust {
+            owned: true,
+            bound: Some(bound),
             ..Trust::default()
         }
     }
@@ -431,6 +445,14 @@ impl Strategy for Trust {
 
     fn owns_execution(&self) -> bool {
         self.owned
+    }
+
+    fn bounds_search(&self) -> bool {
+        self.bound.is_some()
+    }
+
+    fn within_bound(&mut self, g: &ExecutionGraph) -> bool {
+        self.bound.is_none_or(|b| super::preemption::keeps(g, b))
     }
 
     fn write_added(&mut self, g: &ExecutionGraph, w: EventId, model: MemoryModel) {

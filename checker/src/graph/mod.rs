@@ -58,6 +58,11 @@ pub struct ExecutionGraph {
     /// Whether new events leave porf out of their views (a strategy that
     /// never asks porf: the joins are a twentieth of a random walk).
     porf_skipped: bool,
+    /// Whether a location of addresses was ever allocated in the graph
+    /// since it was last cleared (kept when the location goes: only a
+    /// hint). Without one, every value is the same in every execution
+    /// (the engine checks it), and replay need not refresh any.
+    addresses: bool,
 }
 
 /// Emptied event vectors (not part of the graph's content: a clone starts
@@ -98,6 +103,15 @@ impl ExecutionGraph {
         self.sc_events = 0;
         self.placements.clear();
         self.arena.truncate(1);
+        self.addresses = false;
+    }
+
+    /// Whether the graph may hold values of a location of addresses
+    /// (docs/heap-addresses.md): only then can a kept value be another
+    /// execution's.
+    #[inline]
+    pub fn may_hold_addresses(&self) -> bool {
+        self.addresses
     }
 
     /// Whether the graph's events keep their porf views. Only an empty
@@ -212,6 +226,26 @@ impl ExecutionGraph {
             self.locs[&loc].init
         } else {
             self.event(w).as_write().expect("rf names a write").value
+        }
+    }
+
+    /// Whether `loc` holds addresses (values of a pointer type, which
+    /// differ from one execution to the next: docs/heap-addresses.md).
+    pub fn holds_addresses(&self, loc: Loc) -> bool {
+        self.locs
+            .get(loc)
+            .is_some_and(|d| matches!(self.event(d.alloc).kind, EventKind::Alloc { addresses: true, .. }))
+    }
+
+    /// Gives `loc`'s initial value (its allocation event's too) the value
+    /// `v`: a replayed location that holds addresses takes the running
+    /// execution's (docs/heap-addresses.md).
+    pub fn set_init(&mut self, loc: Loc, v: Value) {
+        let d = self.locs.get_mut(loc).expect("loc");
+        d.init = v;
+        let alloc = d.alloc;
+        if let EventKind::Alloc { init, .. } = &mut self.event_mut(alloc).kind {
+            *init = v;
         }
     }
 
@@ -395,8 +429,10 @@ impl ExecutionGraph {
                 init,
                 kind: kind_of,
                 space,
+                addresses,
             } => {
                 self.locs.insert(*loc, *init, *kind_of, id, *space);
+                self.addresses |= *addresses;
             }
             EventKind::Read(r) => {
                 let d = self.locs.get_mut(r.loc).expect("loc");
@@ -450,6 +486,7 @@ impl ExecutionGraph {
             scoped,
             added_max,
             revisitable: true,
+            after_hint: false,
             rlx: None,
         });
         // SAFETY: the slot just written is the first one past the length,
@@ -668,6 +705,7 @@ impl ExecutionGraph {
             spare: Spare::default(),
             arena: Arena::default(),
             porf_skipped: self.porf_skipped,
+            addresses: self.addresses,
         };
         g.arena = self.arena.prefix(g.arena_needed());
         let live = |e: &EventId| view.contains(*e);
@@ -715,12 +753,39 @@ impl ExecutionGraph {
 
     /// Everything the graph holds, as text (spare allocations left out):
     /// debug builds compare graphs built two ways with it.
+    /// The values of locations of addresses are left out: they are the
+    /// values of whichever execution last ran the event, and move between
+    /// executions (docs/heap-addresses.md).
     #[cfg(debug_assertions)]
     pub(crate) fn fingerprint(&self) -> String {
-        let locs: Vec<String> = self.locs.iter().map(|(_, d)| d.fingerprint()).collect();
+        let mut g = self.clone();
+        let addresses: Vec<Loc> = g
+            .locs
+            .iter()
+            .map(|(l, _)| *l)
+            .filter(|&l| self.holds_addresses(l))
+            .collect();
+        for &l in &addresses {
+            g.set_init(l, 0);
+        }
+        for th in g.threads.iter_mut().flatten() {
+            for e in th.events.iter_mut() {
+                match &mut e.kind {
+                    EventKind::Read(r) if addresses.contains(&r.loc) => {
+                        r.value = 0;
+                        if let Some((RmwOp::Cas { expected, new, .. }, ..)) = &mut r.rmw {
+                            (*expected, *new) = (0, 0);
+                        }
+                    }
+                    EventKind::Write(w) if addresses.contains(&w.loc) => w.value = 0,
+                    _ => {}
+                }
+            }
+        }
+        let locs: Vec<String> = g.locs.iter().map(|(_, d)| d.fingerprint()).collect();
         format!(
             "{:?} {:?} {} {} {:?} {:?} {}",
-            self.threads, locs, self.next_stamp, self.sc_events, self.placements, self.arena, self.porf_skipped
+            g.threads, locs, g.next_stamp, g.sc_events, g.placements, g.arena, g.porf_skipped
         )
     }
 

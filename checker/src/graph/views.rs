@@ -656,6 +656,7 @@ mod tests {
                 init: 0,
                 kind: LocKind::Atomic,
                 space: Space::Global,
+                addresses: false,
             },
         );
         let sp = push(&mut g, 0, EventKind::Spawn { child: 1 });

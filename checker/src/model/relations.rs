@@ -123,6 +123,9 @@ pub enum Axiom {
     NoThinAir,
     /// acyclic(po ∪ rf ∪ mo ∪ fr)
     SequentialConsistency,
+    /// A non-atomic read reads a write that is not a visible side effect
+    /// (C11's `NaRf`: rf ; [R \ A] ⊆ vis).
+    NonAtomicRead,
 }
 
 /// The base relations of a graph, derived from po, rf and mo.

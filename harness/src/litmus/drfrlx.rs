@@ -50,6 +50,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         default_scope: Scope::System,
         final_order: Order::SeqCst,
         opencl: false,
+        ghost: Vec::new(),
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);

@@ -57,6 +57,17 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The initial value of element `elem` of the `base`-th location, as the
+    /// engine stores it.
+    pub(super) fn init_word(&self, base: usize, elem: usize) -> u64 {
+        encode(self.inits[base][elem])
+    }
+
+    /// The index of location `name` in [`Layout::names`].
+    pub(super) fn index_of(&self, name: &str) -> u32 {
+        self.index[name]
+    }
+
     /// Collects every location the test names (init block, parameters,
     /// condition) with its initial values.
     pub fn of(test: &Test) -> Result<Layout, (Pos, String)> {
@@ -228,6 +239,11 @@ pub struct Program<'a> {
     /// them by label), and a location's final value is its co-last write,
     /// taken from the graph (a final load could read any write under `porf`).
     pub opencl: bool,
+    /// The po ∪ rf-cyclic enumerator's promised values (`cyclic.rs`): per
+    /// location (by layout index and element), values a thread spawned after
+    /// the test's threads stores, relaxed, so that any read may read them.
+    /// Empty for every other run.
+    pub ghost: Vec<(u32, u32, Vec<u64>)>,
 }
 
 /// The engine's scope for a litmus scope.
@@ -282,6 +298,7 @@ impl Program<'_> {
                         init,
                         kind: LocKind::Atomic,
                         space: scopecheck_checker::event::Space::Global,
+                        addresses: false,
                     },
                     here,
                 ) {
@@ -314,6 +331,28 @@ impl Program<'_> {
                     )
                 })
                 .collect();
+            // Spawned last, so the test's threads keep their engine ids
+            // (1..) and the main thread's prefix before this spawn holds
+            // every other thread's start.
+            let ghost = (!self.ghost.is_empty()).then(|| {
+                s.spawn(move || {
+                    for (base, elem, values) in &self.ghost {
+                        for &v in values {
+                            store(
+                                locs[*base as usize][*elem as usize],
+                                Order::Relaxed,
+                                v,
+                                EngineScope::System,
+                                here,
+                            );
+                        }
+                    }
+                })
+            });
+            if let Some(h) = ghost {
+                // A panic here is the engine's to report.
+                let _ = h.join();
+            }
             handles
                 .into_iter()
                 .map(|(i, h)| match h.join() {
@@ -346,6 +385,11 @@ impl Program<'_> {
             state.insert(v.clone(), self.show(val));
         }
         state
+    }
+
+    /// A value as the engine stores it, as a final-state value.
+    pub(super) fn show_word(&self, w: u64) -> Value {
+        self.show(decode(w))
     }
 
     fn show(&self, v: Val) -> Value {

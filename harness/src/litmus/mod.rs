@@ -15,6 +15,7 @@
 //! ```
 
 pub mod ast;
+pub mod cyclic;
 pub mod drfrlx;
 pub mod expect;
 pub mod gpu;

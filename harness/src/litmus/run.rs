@@ -1,6 +1,7 @@
 //! Checking one litmus test: validation, the exploration, and what it found.
 
 use super::ast::*;
+use super::cyclic::{CyclicModel, Setup};
 use super::gpu_model::{self, GpuModel};
 use super::interp::{holds, prop_vars, FinalState, Layout, Program};
 use super::opencl;
@@ -24,11 +25,13 @@ use std::time::Duration;
 /// or OpenCL's (`docs/opencl-model.md`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LitmusModel {
-    /// A model the engine explores under (`sc`, `rc11`, `cpp20`, `src11`).
+    /// A model the engine explores under (`sc`, `rc11`, `cpp20`, `src11`,
+    /// `c11`).
     Engine(MemoryModel),
-    /// OpenCL 2.0's scoped C11 (POPL'16, herd's and Dat3M's `opencl.cat`)
-    /// plus no thin air: graphs explored under the engine's `porf` and
-    /// judged by [`scopecheck_checker::model::opencl::check`].
+    /// OpenCL 2.0's scoped C11 (POPL'16, herd's and Dat3M's `opencl.cat`):
+    /// graphs explored under the engine's `porf` and judged by
+    /// [`scopecheck_checker::model::opencl::check`], and those with a cycle
+    /// in po ∪ rf found by [`super::cyclic`].
     OpenCl,
     /// A GPU hardware model for Dat3M's PTX and Vulkan tests
     /// (docs/gpu-models.md): graphs explored under the engine's `porf`
@@ -74,20 +77,11 @@ impl FromStr for LitmusModel {
             return Ok(LitmusModel::Gpu(m));
         }
         MemoryModel::from_name(&lower).map(LitmusModel::Engine).ok_or_else(|| {
-            not_a_model(s).unwrap_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11, opencl, ptx6.0, ptx7.5, vulkan or vulkan-nochains)"))
+            format!(
+                "unknown model `{s}` (expected sc, rc11, cpp20, src11, c11, opencl, ptx6.0, ptx7.5, vulkan or \
+                 vulkan-nochains)"
+            )
         })
-    }
-}
-
-/// The message for a name that looks like a model but is not one scopecheck
-/// has (`c11`), saying what to use instead; `None` for other names.
-pub fn not_a_model(name: &str) -> Option<String> {
-    match name.to_ascii_lowercase().as_str() {
-        "c11" => Some(format!(
-            "`{name}`: scopecheck has no C11 model yet (C11 as published is not RC11: it allows out-of-thin-air \
-             values and has weaker SC fences); use `rc11` (herd's rc11.cat) or `cpp20` (C++20, what Rust uses)"
-        )),
-        _ => None,
     }
 }
 
@@ -106,6 +100,10 @@ pub struct Options {
     pub max_duration: Option<Duration>,
     /// Keep a copy of the first witness execution's graph.
     pub witness: bool,
+    /// Under the models that allow cycles in po ∪ rf (`c11`, `opencl`), find
+    /// the executions that have one too (`cyclic.rs`; default). `false`
+    /// keeps to the explorers' po ∪ rf-acyclic executions, for cross-checks.
+    pub porf_cycles: bool,
 }
 
 impl Default for Options {
@@ -117,6 +115,7 @@ impl Default for Options {
             max_executions: None,
             max_duration: None,
             witness: false,
+            porf_cycles: true,
         }
     }
 }
@@ -236,6 +235,8 @@ pub struct TestResult {
     pub thread_names: Vec<String>,
     /// The litmus name of each location, in allocation order (`x`, `y[1]`).
     pub loc_names: Vec<String>,
+    /// Executions with a cycle in po ∪ rf (only under `c11` and `opencl`).
+    pub porf_cyclic: u64,
 }
 
 impl TestResult {
@@ -376,6 +377,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         final_order: scopecheck_checker::event::Order::Relaxed,
         // Declarative models read the final state from the judged graph.
         opencl: matches!(model, LitmusModel::OpenCl | LitmusModel::Gpu(_)),
+        ghost: Vec::new(),
     };
     // The opencl model explores porf graphs and judges each complete one.
     let (engine_model, env) = match model {
@@ -403,6 +405,26 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         max_steps: defaults.max_steps.saturating_add(setup_steps),
         ..defaults
     };
+    // Models that allow cycles in po ∪ rf get them from the enumerator in
+    // `cyclic.rs` (the explorers build po ∪ rf-acyclic graphs only); the
+    // sampling strategies stay on the explorer.
+    let cyclic = match (model, &env) {
+        (LitmusModel::OpenCl, Some(Judge::OpenCl(env))) => Some(CyclicModel::OpenCl(env)),
+        (LitmusModel::Engine(MemoryModel::C11), _) => Some(CyclicModel::C11),
+        _ => None,
+    };
+    if let Some(cm) =
+        cyclic.filter(|_| opts.porf_cycles && matches!(opts.strategy, Strategy::Exhaustive | Strategy::Reference))
+    {
+        let mut prog = prog;
+        let setup = Setup {
+            file: file_static,
+            model,
+            notes,
+            want_witness: opts.witness,
+        };
+        return Ok(super::cyclic::result(&mut prog, cm, &config, setup));
+    }
     struct Seen {
         states: BTreeMap<FinalState, u64>,
         positive: u64,
@@ -443,6 +465,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             return;
         }
         let mut s = seen.borrow_mut();
+        // c11 judges a complete execution by axioms its construction could
+        // not check (docs/c11-model.md); one it rejects did not happen, and
+        // the engine counts it as blocked.
+        if engine_model == MemoryModel::C11 && engine_model.check_complete(&rt::current_graph()).is_err() {
+            return;
+        }
         if let Some(env) = &env {
             let g = rt::current_graph();
             let judged = match env {
@@ -471,7 +499,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
                     for (a, b) in j.races {
                         let key = (g.event(a).src, g.event(b).src);
                         if s.race_lines.insert(key) {
-                            s.races.push(race_failure(&g, a, b, model));
+                            s.races.push(race_failure_under(&g, a, b, model));
                         }
                     }
                     s.divergence.extend(j.divergence);
@@ -612,6 +640,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         warnings: super::warnings::of(test),
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
         loc_names: loc_names(&layout),
+        porf_cyclic: 0,
     })
 }
 
@@ -665,7 +694,12 @@ pub(super) fn litmus_advice(failures: &mut [Failure]) {
 }
 
 /// A race of an opencl execution as a failure report, like the engine's.
-fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId, model: LitmusModel) -> Failure {
+pub(super) fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failure {
+    race_failure_under(g, a, b, LitmusModel::OpenCl)
+}
+
+/// A race of a declarative model's execution (`model` words the reason).
+fn race_failure_under(g: &ExecutionGraph, a: EventId, b: EventId, model: LitmusModel) -> Failure {
     let (ea, eb) = (g.event(a), g.event(b));
     let atomic = |e: &scopecheck_checker::event::Event| match &e.kind {
         EventKind::Read(r) => r.order.is_atomic(),

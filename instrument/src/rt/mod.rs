@@ -16,6 +16,7 @@ mod stacks;
 pub use stacks::stacks_made;
 mod teardown;
 
+use crate::gpu_record::Outcome;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::drfrlx::RlxClass;
 use scopecheck_checker::engine::{ExecutionEnd, Limits, Sched, Stats, Stop, ThreadStatus, WaitSite};
@@ -35,6 +36,7 @@ use scopecheck_checker::memory::{Platform, Residence};
 use scopecheck_checker::progress::Progress;
 use scopecheck_checker::{token, Engine, MemoryModel};
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -118,6 +120,11 @@ pub struct RunConfig {
     /// Threads one execution may have, the main thread included (loom's
     /// `max_threads`; `None`: no bound). A spawn past it panics.
     pub max_threads: Option<usize>,
+    /// A preemption bound with loom's meaning, for the exhaustive and the
+    /// reference strategies: every execution that some interleaving with
+    /// at most this many preemptions reaches is explored (the exhaustive
+    /// explorer explores some with more too). `None`: no bound.
+    pub preemption_bound: Option<u32>,
 }
 
 impl Default for RunConfig {
@@ -137,6 +144,7 @@ impl Default for RunConfig {
             progress: Progress::Fair,
             max_branches: None,
             max_threads: None,
+            preemption_bound: None,
         }
     }
 }
@@ -169,6 +177,13 @@ pub struct RunResult {
     pub races: Vec<Failure>,
     /// Under [`RunConfig::record_races`]: complete executions with a race.
     pub racy_executions: u64,
+    /// What the complete executions recorded with `gpu::record`: each
+    /// outcome and how many complete executions had it.
+    pub outcomes: BTreeMap<Outcome, u64>,
+    /// The preemption bound the run kept to, if one applied (what its
+    /// completeness means: every execution with at most this many
+    /// preemptions was explored).
+    pub preemption_bound: Option<u32>,
 }
 
 impl RunResult {
@@ -182,6 +197,7 @@ impl RunResult {
         self.stats.failed += other.stats.failed;
         self.stats.events_added += other.stats.events_added;
         self.stats.events_replayed += other.stats.events_replayed;
+        self.stats.pruned += other.stats.pruned;
         self.distinct = match (self.distinct, other.distinct) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
@@ -197,6 +213,9 @@ impl RunResult {
             }
         }
         self.racy_executions += other.racy_executions;
+        for (o, n) in other.outcomes {
+            *self.outcomes.entry(o).or_default() += n;
+        }
         self.complete &= other.complete;
         if self.incomplete_reason.is_none() {
             self.incomplete_reason = other.incomplete_reason;
@@ -682,6 +701,19 @@ pub fn discard() -> ! {
     unreachable!("a discarded model thread was resumed");
 }
 
+/// Fails the current execution with a failure of `kind` at `src` (the
+/// user's line), saying `message` and suggesting `fix`: for misuse a shim
+/// object finds on its own (a thread calling a partial warp barrier whose
+/// mask leaves it out is barrier divergence).
+pub fn fail(kind: FailureKind, message: String, fix: Option<String>, src: SourceLoc) -> ! {
+    let Some(t) = CURRENT.with(|c| c.get()) else {
+        panic!("scopecheck: {message}");
+    };
+    let mut f = with_shared(|s| s.engine.failure(kind, message, Some(t), vec![], Some(src)));
+    f.fix = fix;
+    abort_with(Stop::Failure(f));
+}
+
 /// Records that `loc`, just allocated, lives in `res` (a memory kind, seed
 /// 001): the checker then judges whether its system-scope atomics are atomic.
 pub fn set_memory_kind(loc: Loc, res: Residence) {
@@ -764,8 +796,23 @@ pub fn validate_strategy(c: &StrategyChoice) -> Result<(), String> {
     }
 }
 
-fn make_strategy(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
+fn make_strategy(c: &StrategyChoice, bound: Option<u32>) -> Result<Box<dyn Strategy>, String> {
     validate_strategy(c)?;
+    Ok(match (c, bound) {
+        (StrategyChoice::Exhaustive, Some(b)) => Box::new(Trust::bounded(b)),
+        (StrategyChoice::Reference, Some(b)) => Box::new(Reference::bounded(b)),
+        _ => make_unbounded(c)?,
+    })
+}
+
+/// Whether `config`'s preemption bound applies to its strategy.
+fn bound_applies(config: &RunConfig) -> Option<u32> {
+    config
+        .preemption_bound
+        .filter(|_| matches!(config.strategy, StrategyChoice::Exhaustive | StrategyChoice::Reference))
+}
+
+fn make_unbounded(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
     Ok(match c {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),
@@ -835,12 +882,14 @@ pub fn run(config: &RunConfig, f: &dyn Fn()) -> RunResult {
 /// As [`run`].
 pub fn run_with(config: &RunConfig, f: &dyn Fn(), on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd)) -> RunResult {
     check_not_nested("scopecheck::model");
-    let strategy = match make_strategy(&config.strategy) {
+    let strategy = match make_strategy(&config.strategy, bound_applies(config)) {
         Ok(s) => s,
         Err(e) => panic!("scopecheck: {e}"),
     };
     let deadline = config.max_duration.and_then(|d| Instant::now().checked_add(d));
-    run_strategy(config, deadline, strategy, f, on_end).0
+    let mut r = run_strategy(config, deadline, strategy, f, on_end).0;
+    r.preemption_bound = bound_applies(config);
+    r
 }
 
 /// Why a run stopped at its time bound. Said the same way whether the
@@ -909,6 +958,7 @@ fn run_strategy(
     let mut stray_failure: Option<String> = None;
     let mut cut = false;
     let mut failed_midway = 0u64;
+    let mut outcomes = BTreeMap::new();
     let run_id = epoch::new_run();
     loop {
         // The strategy is asked first: a run whose last execution was also
@@ -945,6 +995,11 @@ fn run_strategy(
             s.engine.end_execution(end);
             owned
         });
+        // Taken after every execution, so none sees another's records.
+        let recorded = crate::gpu_record::take();
+        if owned && end == ExecutionEnd::Complete {
+            *outcomes.entry(recorded).or_default() += 1;
+        }
         // A shard reports only the executions it owns (another shard
         // reports this one's failure).
         let failure = failure.filter(|_| owned);
@@ -1011,6 +1066,8 @@ fn run_strategy(
         replay_divergence: divergence,
         races,
         racy_executions,
+        outcomes,
+        preemption_bound: None,
     };
     (result, cut)
 }
