@@ -34,7 +34,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check litmus tests (herd's and Dat3M's C and OpenCL dialects).
+    /// Check litmus tests (herd's and Dat3M's C and OpenCL dialects, Dat3M's PTX and Vulkan dialects).
     Litmus(LitmusArgs),
     /// Judge litmus tests' DRFrlx classes (`memory_order_relaxed, rlx_quantum`, ...):
     /// illegal races on SC executions, the quantum-equivalent program, results
@@ -227,9 +227,11 @@ struct LitmusArgs {
     /// Litmus files, or folders searched recursively for `*.litmus`.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Model(s) to check under: sc, rc11, cpp20, src11, c11, opencl (comma-separated or
-    /// repeated). Default: with --expect, every model the file's rows name;
-    /// otherwise rc11 for C tests, opencl for OpenCL tests.
+    /// Model(s) to check under: sc, rc11, cpp20, src11, c11, opencl, ptx6.0,
+    /// ptx7.5, vulkan, vulkan-nochains (comma-separated or repeated). Default:
+    /// with --expect, every model the file's rows name; otherwise rc11 for C
+    /// tests, opencl for OpenCL tests, ptx7.5 for PTX tests, vulkan for Vulkan
+    /// tests.
     #[arg(long, value_delimiter = ',')]
     model: Vec<LitmusModel>,
     /// Print one JSON object per test and model (JSON lines) instead of herd's text.
@@ -618,6 +620,9 @@ fn report(
         .unwrap_or_default();
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
         Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
+        Verdict::Unrecorded if r.unchecked().is_some() => {
+            format!("nothing compared with row {} ({}:{})", r.path_text, expect_file, r.line)
+        }
         Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::NotCompared(why) => format!(
             "not compared with row {} ({}:{}): this run is {why}, and what it found contradicts nothing",
@@ -636,6 +641,11 @@ fn report(
             d.join("; ")
         ),
     });
+    // What the row records that is not checked yet (GPU liveness rows).
+    let expect_text = match (expect_text, row.and_then(Expectation::unchecked)) {
+        (Some(t), Some(u)) => Some(format!("{t}; {u}")),
+        (t, _) => t,
+    };
     if let (Some(dir), Ok(r)) = (&args.dot, outcome) {
         if let Some(text) = witness_dot(r) {
             let path = dir.join(format!("{}.{}.dot", job.dot_name, r.model));

@@ -367,6 +367,7 @@ fn sb_tree() {
             pos: p(11, 1),
             vars: vec![(reg(0, "r0"), p(11, 9)), (reg(1, "r0"), p(11, 19))],
         }),
+        gpu: None,
     };
     assert_eq!(parse(SB), Ok(expected));
 }
@@ -517,6 +518,7 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                 (loc("y", 0), p(13, 32)),
             ],
         }),
+        gpu: None,
     };
     assert_eq!(parse(src), Ok(expected));
 }

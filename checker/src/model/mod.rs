@@ -7,10 +7,13 @@
 //! which derives every relation from scratch.
 
 pub mod c11;
+pub mod gpu;
 pub mod opencl;
 pub mod psc;
+pub mod ptx;
 pub mod relations;
 pub mod sc;
+pub mod vulkan;
 
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules, View};

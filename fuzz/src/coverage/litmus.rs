@@ -5,7 +5,7 @@ use scopecheck::litmus::ast::*;
 use scopecheck::litmus::lexer::{Lexer, TokenKind};
 use scopecheck::litmus::{parse, ParseError};
 
-names!(arch_name, ARCHS, Arch { Arch::C => "C", Arch::OpenCl => "OPENCL" });
+names!(arch_name, ARCHS, Arch { Arch::C => "C", Arch::OpenCl => "OPENCL", Arch::Ptx => "PTX", Arch::Vulkan => "VULKAN" });
 names!(init_target_name, INIT_TARGETS, InitTarget {
     InitTarget::Loc(_) => "loc",
     InitTarget::Array { .. } => "array",
@@ -107,6 +107,7 @@ names!(prop_name, PROPS, Prop {
     Prop::False => "false",
     Prop::Eq(..) => "=",
     Prop::Ne(..) => "!=",
+    Prop::Same(..) => "==",
     Prop::Not(_) => "~",
     Prop::And(..) => "/\\",
     Prop::Or(..) => "\\/",
@@ -545,6 +546,10 @@ impl LitmusWalk {
                 if matches!(x, Value::Addr { index, .. } if *index > 0) {
                     self.add("value:element".into());
                 }
+            }
+            Prop::Same(a, b) => {
+                self.state_var(a);
+                self.state_var(b);
             }
             Prop::Not(q) => self.prop(q),
             Prop::And(all) | Prop::Or(all) => {

@@ -28,6 +28,10 @@ pub enum Arch {
     C,
     /// `OPENCL name`: scoped atomics, placements, barriers.
     OpenCl,
+    /// Dat3M's `PTX` dialect (harness/src/litmus/ptx.rs).
+    Ptx,
+    /// Dat3M's `VULKAN` dialect (harness/src/litmus/vulkan.rs).
+    Vulkan,
 }
 
 /// A whole litmus test.
@@ -45,6 +49,9 @@ pub struct Test {
     pub locations: Vec<StateVar>,
     /// The final condition (a test without one observes `locations` only).
     pub condition: Option<Condition>,
+    /// A PTX or Vulkan test's instruction lists and side table (its thread
+    /// bodies are built from them by [`super::gpu::expand`]).
+    pub gpu: Option<Box<super::gpu::GpuCode>>,
 }
 
 /// One declaration in the init block.
@@ -448,6 +455,8 @@ pub enum Prop {
     Eq(StateVar, Value),
     /// `v != value`.
     Ne(StateVar, Value),
+    /// `a == b` between two state variables (GPU dialects: `P0:r1 == P0:r2`).
+    Same(StateVar, StateVar),
     /// `~p` (also `not p`).
     Not(Box<Prop>),
     /// `p /\ q /\ ...`: two or more conjuncts, kept flat (not a tree) so

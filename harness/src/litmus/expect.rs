@@ -2,6 +2,13 @@
 //! tab-separated `path`, `model`, `condition_holds`, `race_free`,
 //! `final_states`, and an optional sixth column `note`.
 //!
+//! The GPU corpus's format is read too (`../shared/litmus/gpu/expected.tsv`):
+//! a header `path model property progress expected`, one row per property
+//! (`condition`, `race_free`, `liveness`), `progress` naming the progress
+//! model of a `liveness` row (`-` otherwise), `expected` 0 or 1. The rows of
+//! one test and model become one [`Expectation`]; `liveness` rows are kept
+//! and reported as not checked yet (progress models are not implemented).
+//!
 //! `path` is relative to the expectation file's folder. An empty cell means
 //! "no recorded answer". A note starting with `known:` marks a disagreement
 //! the project has accepted (for example out-of-thin-air values RC11 forbids
@@ -29,6 +36,9 @@ pub struct Expectation {
     pub states: Option<BTreeSet<BTreeSet<String>>>,
     /// The note, if any.
     pub note: Option<String>,
+    /// GPU format: the `liveness` rows, as (progress model, expected).
+    /// Not compared: progress models are not implemented yet.
+    pub liveness: Vec<(String, bool)>,
     /// Line in the expectation file.
     pub line: usize,
 }
@@ -41,6 +51,118 @@ impl Expectation {
             .and_then(|n| n.strip_prefix("known:"))
             .map(str::trim)
     }
+
+    /// What the row records that scopecheck does not check yet, if anything.
+    pub fn unchecked(&self) -> Option<String> {
+        if self.liveness.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .liveness
+            .iter()
+            .map(|(p, v)| format!("{p} (expected {})", *v as u8))
+            .collect();
+        Some(format!(
+            "liveness under {}: not checked yet (progress models not implemented)",
+            list.join(", ")
+        ))
+    }
+}
+
+/// The header of the GPU corpus's expectation format.
+pub const GPU_HEADER: &str = "path\tmodel\tproperty\tprogress\texpected";
+
+/// Parses rows in the GPU format (after its header).
+fn parse_gpu(text: &str, base: &Path, name: &str) -> Result<Vec<Expectation>, String> {
+    let mut rows: Vec<Expectation> = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let n = k + 1;
+        if line.trim().is_empty() || line.starts_with('#') || line.trim_end() == GPU_HEADER {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').map(str::trim).collect();
+        if cols.len() != 5 {
+            return Err(format!(
+                "{name}:{n}: expected 5 tab-separated columns (path, model, property, progress, expected), found {}",
+                cols.len()
+            ));
+        }
+        let value = match cols[4] {
+            "1" => true,
+            "0" => false,
+            other => return Err(format!("{name}:{n}: expected must be 0 or 1, found `{other}`")),
+        };
+        let model: LitmusModel = cols[1].parse().map_err(|e: String| format!("{name}:{n}: {e}"))?;
+        let path = base.join(cols[0]);
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        let at = match rows.iter().position(|r| r.path == path && r.model == model) {
+            Some(i) => i,
+            None => {
+                rows.push(Expectation {
+                    path,
+                    path_text: cols[0].to_string(),
+                    model,
+                    holds: None,
+                    race_free: None,
+                    states: None,
+                    note: None,
+                    liveness: Vec::new(),
+                    line: n,
+                });
+                rows.len() - 1
+            }
+        };
+        let row = &mut rows[at];
+        let progress_dash = || -> Result<(), String> {
+            if cols[3] == "-" {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{name}:{n}: a {} row has progress `-`, found `{}`",
+                    cols[2], cols[3]
+                ))
+            }
+        };
+        let twice = || {
+            format!(
+                "{name}:{n}: a second `{}` row for {} under {}",
+                cols[2], cols[0], cols[1]
+            )
+        };
+        match cols[2] {
+            "condition" => {
+                progress_dash()?;
+                if row.holds.replace(value).is_some() {
+                    return Err(twice());
+                }
+            }
+            "race_free" => {
+                progress_dash()?;
+                if row.race_free.replace(value).is_some() {
+                    return Err(twice());
+                }
+            }
+            "liveness" => match cols[3] {
+                "fair" | "obe" | "hsa" | "lobe" | "hsa_obe" => {
+                    if row.liveness.iter().any(|(p, _)| p == cols[3]) {
+                        return Err(twice());
+                    }
+                    row.liveness.push((cols[3].to_string(), value));
+                }
+                other => {
+                    return Err(format!(
+                        "{name}:{n}: unknown progress model `{other}` (expected fair, obe, hsa, lobe or hsa_obe)"
+                    ))
+                }
+            },
+            other => {
+                return Err(format!(
+                    "{name}:{n}: unknown property `{other}` (expected condition, race_free or liveness)"
+                ))
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// Reads an expectation file. Errors are `file:line: what`.
@@ -55,6 +177,10 @@ pub fn load(file: &Path) -> Result<Vec<Expectation>, String> {
 
 /// Parses expectation rows; `base` is the folder paths are relative to.
 pub fn parse(text: &str, base: &Path, name: &str) -> Result<Vec<Expectation>, String> {
+    let first = text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#'));
+    if first.is_some_and(|l| l.trim_end() == GPU_HEADER) {
+        return parse_gpu(text, base, name);
+    }
     let mut rows = Vec::new();
     for (k, line) in text.lines().enumerate() {
         let n = k + 1;
@@ -90,6 +216,7 @@ pub fn parse(text: &str, base: &Path, name: &str) -> Result<Vec<Expectation>, St
             race_free: flag(cols[3], "race_free")?,
             states,
             note: cols.get(5).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
+            liveness: Vec::new(),
             line: n,
         });
     }

@@ -181,6 +181,10 @@ pub fn prop_vars(p: &Prop) -> Vec<StateVar> {
         match p {
             Prop::True | Prop::False => {}
             Prop::Eq(v, _) | Prop::Ne(v, _) => out.push(v.clone()),
+            Prop::Same(a, b) => {
+                out.push(a.clone());
+                out.push(b.clone());
+            }
             Prop::Not(a) => go(a, out),
             Prop::And(all) | Prop::Or(all) => {
                 for a in all {
@@ -200,6 +204,7 @@ pub fn holds(p: &Prop, state: &BTreeMap<StateVar, Value>) -> bool {
         Prop::False => false,
         Prop::Eq(v, x) => state.get(v) == Some(x),
         Prop::Ne(v, x) => state.get(v) != Some(x),
+        Prop::Same(a, b) => state.get(a) == state.get(b),
         Prop::Not(a) => !holds(a, state),
         Prop::And(all) => all.iter().all(|a| holds(a, state)),
         Prop::Or(all) => all.iter().any(|a| holds(a, state)),

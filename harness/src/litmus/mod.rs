@@ -18,13 +18,17 @@ pub mod ast;
 pub mod cyclic;
 pub mod drfrlx;
 pub mod expect;
+pub mod gpu;
+pub mod gpu_model;
 pub mod interp;
 pub mod lexer;
 pub mod limits;
 pub mod opencl;
 pub mod output;
 pub mod parser;
+pub mod ptx;
 pub mod run;
+pub mod vulkan;
 pub mod warnings;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};

@@ -31,6 +31,9 @@ pub fn prop_text(p: &Prop) -> String {
             Prop::Ne(v, x) => {
                 let _ = write!(out, "{v}!={x}");
             }
+            Prop::Same(a, b) => {
+                let _ = write!(out, "{a}={b}");
+            }
             Prop::Not(a) => {
                 out.push('~');
                 go(a, out, 3);

@@ -78,6 +78,10 @@ impl std::error::Error for ParseError {}
 
 /// Parses a whole litmus test.
 pub fn parse(src: &str) -> Result<Test, ParseError> {
+    // Dat3M's PTX and Vulkan dialects have their own front end.
+    if let Some(dialect) = super::gpu::dialect_of(src) {
+        return super::gpu::parse(src, dialect);
+    }
     Parser {
         lex: Lexer::new(src),
         ahead: VecDeque::new(),
@@ -595,6 +599,7 @@ impl Parser {
             threads,
             locations,
             condition,
+            gpu: None,
         })
     }
 

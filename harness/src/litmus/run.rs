@@ -2,6 +2,7 @@
 
 use super::ast::*;
 use super::cyclic::{CyclicModel, Setup};
+use super::gpu_model::{self, GpuModel};
 use super::interp::{holds, prop_vars, FinalState, Layout, Program};
 use super::opencl;
 use super::parser::{parse, ParseError};
@@ -32,6 +33,10 @@ pub enum LitmusModel {
     /// [`scopecheck_checker::model::opencl::check`], and those with a cycle
     /// in po ∪ rf found by [`super::cyclic`].
     OpenCl,
+    /// A GPU hardware model for Dat3M's PTX and Vulkan tests
+    /// (docs/gpu-models.md): graphs explored under the engine's `porf`
+    /// and judged by the model's axioms.
+    Gpu(GpuModel),
 }
 
 impl LitmusModel {
@@ -40,6 +45,7 @@ impl LitmusModel {
         match self {
             LitmusModel::Engine(m) => m.name(),
             LitmusModel::OpenCl => "opencl",
+            LitmusModel::Gpu(m) => m.name(),
         }
     }
 
@@ -48,6 +54,8 @@ impl LitmusModel {
         match arch {
             Arch::C => LitmusModel::Engine(MemoryModel::Rc11),
             Arch::OpenCl => LitmusModel::OpenCl,
+            Arch::Ptx => LitmusModel::Gpu(GpuModel::Ptx75),
+            Arch::Vulkan => LitmusModel::Gpu(GpuModel::Vulkan),
         }
     }
 }
@@ -65,9 +73,15 @@ impl FromStr for LitmusModel {
         if lower == "opencl" {
             return Ok(LitmusModel::OpenCl);
         }
-        MemoryModel::from_name(&lower)
-            .map(LitmusModel::Engine)
-            .ok_or_else(|| format!("unknown model `{s}` (expected sc, rc11, cpp20, src11, c11 or opencl)"))
+        if let Some(m) = GpuModel::from_name(&lower) {
+            return Ok(LitmusModel::Gpu(m));
+        }
+        MemoryModel::from_name(&lower).map(LitmusModel::Engine).ok_or_else(|| {
+            format!(
+                "unknown model `{s}` (expected sc, rc11, cpp20, src11, c11, opencl, ptx6.0, ptx7.5, vulkan or \
+                 vulkan-nochains)"
+            )
+        })
     }
 }
 
@@ -308,6 +322,41 @@ pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, 
 /// Checks a parsed test.
 pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
+    // A PTX or Vulkan test runs under its dialect's models only, and those
+    // models judge nothing else; its thread bodies are built here, where the
+    // unroll bound is known.
+    let expanded;
+    let test = match (&test.gpu, model) {
+        (Some(gpu), LitmusModel::Gpu(m)) if m.dialect() == gpu.dialect => {
+            expanded = super::gpu::expand(test, opts.unroll);
+            &expanded
+        }
+        (Some(gpu), _) => {
+            let (dialect, models) = match gpu.dialect {
+                super::gpu::Dialect::Ptx => ("PTX", "ptx6.0 or ptx7.5"),
+                super::gpu::Dialect::Vulkan => ("Vulkan", "vulkan or vulkan-nochains"),
+            };
+            return Err(TestError::Unsupported {
+                pos: Pos { line: 1, col: 1 },
+                message: format!("a {dialect} test runs under {models}, not {model}"),
+            });
+        }
+        (None, LitmusModel::Gpu(m)) => {
+            return Err(TestError::Unsupported {
+                pos: Pos { line: 1, col: 1 },
+                message: format!(
+                    "{} judges Dat3M's {} litmus tests only, not this one",
+                    m.name(),
+                    if m.dialect() == super::gpu::Dialect::Ptx {
+                        "PTX"
+                    } else {
+                        "Vulkan"
+                    }
+                ),
+            });
+        }
+        (None, _) => test,
+    };
     let mut notes = validate(test, model, Front::Litmus)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
@@ -322,9 +371,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         default_scope: match test.arch {
             Arch::C => scopecheck_checker::event::Scope::System,
             Arch::OpenCl => scopecheck_checker::event::Scope::Device,
+            // The GPU models read scopes from the side table.
+            Arch::Ptx | Arch::Vulkan => scopecheck_checker::event::Scope::System,
         },
         final_order: scopecheck_checker::event::Order::Relaxed,
-        opencl: model == LitmusModel::OpenCl,
+        // Declarative models read the final state from the judged graph.
+        opencl: matches!(model, LitmusModel::OpenCl | LitmusModel::Gpu(_)),
         ghost: Vec::new(),
     };
     // The opencl model explores porf graphs and judges each complete one.
@@ -333,8 +385,9 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         LitmusModel::OpenCl => {
             let (env, declared) = opencl::env_of(test, &layout, file_static);
             notes.extend(declared);
-            (MemoryModel::Porf, Some(env))
+            (MemoryModel::Porf, Some(Judge::OpenCl(env)))
         }
+        LitmusModel::Gpu(m) => (MemoryModel::Porf, Some(Judge::Gpu(m, gpu_model::env_of(test)))),
     };
     let defaults = RunConfig::default();
     // Thread 0 allocates every location, spawns and joins every thread and
@@ -356,7 +409,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     // `cyclic.rs` (the explorers build po ∪ rf-acyclic graphs only); the
     // sampling strategies stay on the explorer.
     let cyclic = match (model, &env) {
-        (LitmusModel::OpenCl, Some(env)) => Some(CyclicModel::OpenCl(env)),
+        (LitmusModel::OpenCl, Some(Judge::OpenCl(env))) => Some(CyclicModel::OpenCl(env)),
         (LitmusModel::Engine(MemoryModel::C11), _) => Some(CyclicModel::C11),
         _ => None,
     };
@@ -420,8 +473,17 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         }
         if let Some(env) = &env {
             let g = rt::current_graph();
-            match opencl_check(&g, env) {
-                Err(_) => {
+            let judged = match env {
+                Judge::OpenCl(env) => opencl_check(&g, env).map_err(drop),
+                Judge::Gpu(m, env) => gpu_model::judge(*m, env, &g)
+                    .map(|races| scopecheck_checker::model::opencl::Judgement {
+                        races,
+                        divergence: Vec::new(),
+                    })
+                    .map_err(drop),
+            };
+            match judged {
+                Err(()) => {
                     s.rejected += 1;
                     return;
                 }
@@ -437,7 +499,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
                     for (a, b) in j.races {
                         let key = (g.event(a).src, g.event(b).src);
                         if s.race_lines.insert(key) {
-                            s.races.push(race_failure(&g, a, b));
+                            s.races.push(race_failure_under(&g, a, b, model));
                         }
                     }
                     s.divergence.extend(j.divergence);
@@ -509,7 +571,18 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     // says so as a shard, not here.)
     let runs = r.stats.complete + r.stats.blocked + r.stats.failed;
     let judged = seen.positive + seen.negative;
-    let no_answer = (failures.is_empty() && judged == 0 && (runs > 0 || !r.complete)).then(|| {
+    // Under a GPU model a complete run may leave no execution at all (every
+    // one hangs at a barrier, spins past --unroll or breaks an axiom): the
+    // condition is then judged over none, as Dat3M does.
+    let over_none = matches!(model, LitmusModel::Gpu(_)) && r.complete && failures.is_empty() && judged == 0;
+    if over_none && runs > 0 {
+        notes.push(format!(
+            "no execution finishes under {model} (each of the {runs} hangs at a barrier, spins past --unroll {} or \
+             is inconsistent): the condition is judged over no execution",
+            opts.unroll
+        ));
+    }
+    let no_answer = (!over_none && failures.is_empty() && judged == 0 && (runs > 0 || !r.complete)).then(|| {
         if !r.complete {
             let why = r.incomplete_reason.as_deref().unwrap_or("the run was cut short");
             format!("no execution completed before a bound cut the run ({why}), so the condition is not judged")
@@ -622,13 +695,25 @@ pub(super) fn litmus_advice(failures: &mut [Failure]) {
 
 /// A race of an opencl execution as a failure report, like the engine's.
 pub(super) fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failure {
+    race_failure_under(g, a, b, LitmusModel::OpenCl)
+}
+
+/// A race of a declarative model's execution (`model` words the reason).
+fn race_failure_under(g: &ExecutionGraph, a: EventId, b: EventId, model: LitmusModel) -> Failure {
     let (ea, eb) = (g.event(a), g.event(b));
     let atomic = |e: &scopecheck_checker::event::Event| match &e.kind {
         EventKind::Read(r) => r.order.is_atomic(),
         EventKind::Write(w) => w.order.is_atomic(),
         _ => false,
     };
-    let (kind, what) = if atomic(ea) && atomic(eb) {
+    let (kind, what) = if matches!(model, LitmusModel::Gpu(_)) {
+        (
+            FailureKind::DataRace,
+            "access the same location, one writes, they are not mutually ordered atomics and neither is \
+             location-ordered before the other (vulkan `dr`: locord needs happens-before plus availability and \
+             visibility for non-atomics)",
+        )
+    } else if atomic(ea) && atomic(eb) {
         (
             FailureKind::HeterogeneousRace,
             "are not scope-inclusive (opencl: the same scope, each in the other's group) and neither happens before the other",
@@ -657,6 +742,12 @@ pub(super) fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failur
         token: token::encode(g, MemoryModel::Porf),
         hang: None,
     }
+}
+
+/// The judge of a declarative model's graphs.
+enum Judge {
+    OpenCl(scopecheck_checker::model::opencl::OpenClEnv),
+    Gpu(GpuModel, scopecheck_checker::model::gpu::GpuEnv),
 }
 
 /// Which command a test is checked for: what an unsupported construct's

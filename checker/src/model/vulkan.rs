@@ -1,0 +1,340 @@
+//! The Vulkan memory model (docs/gpu-models.md), as Dat3M's `vulkan.cat`
+//! (availability / visibility chains) and `vulkan-nochains.cat` define it,
+//! judged on each complete graph the explorer builds under
+//! [`MemoryModel::Porf`](crate::MemoryModel::Porf); and its data races
+//! (`racy3c3`). Every `let` of the cat file is a local below under the
+//! same name, with its definition beside it.
+//!
+//! `ssw` (system-synchronizes-with) is empty: litmus tests have no host
+//! synchronization. `co` is the engine's mo (total per location, initial
+//! write first), as in Dat3M.
+
+use super::gpu::alg::*;
+use super::gpu::{GpuEnv, GpuKind, Node, NodeKind, Nodes};
+use super::relations::Rel;
+use crate::event::EventId;
+use crate::graph::ExecutionGraph;
+
+/// A Vulkan axiom a graph violates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VulkanAxiom {
+    /// `consistency-cycle`: acyclic(locord | rf | fr | asmo).
+    ConsistencyCycle,
+    /// `consistency-rf`: a non-atomic read reads a write shadowed by another.
+    ConsistencyRf,
+    /// `atomic`: rmw & (fre; (asmo & ext)) is not empty.
+    Atomic,
+    /// A barrier's quorum is never reached: no execution of this graph finishes.
+    BarrierHang,
+}
+
+/// Judges a complete graph: `Err` names the first violated axiom; `Ok`
+/// lists the racing pairs (`dr`, flagged as `racy3c3`), each once.
+pub fn check(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Result<Vec<(EventId, EventId)>, VulkanAxiom> {
+    let ns = Nodes::of(g, env);
+    // syncbar: one relation per choice of how barriers with the same id
+    // meet (Nodes::syncbar_choices). A control barrier's resource belongs to
+    // its workgroup: barriers of different workgroups never meet, whatever
+    // their scope (barrier-not-inscope); inscope then limits it further.
+    let choices = ns.syncbar_choices(env, 1);
+    let mut last = Err(VulkanAxiom::BarrierHang);
+    for choice in &choices {
+        let mut syncbar = Rel::new(ns.nodes.len());
+        for &(a, b) in choice {
+            syncbar.add(a, b);
+        }
+        last = check_with(&ns, env, chains_on, &syncbar);
+        if last.is_ok() {
+            break;
+        }
+    }
+    last
+}
+
+/// Judges with one choice of syncbar.
+fn check_with(
+    ns: &Nodes,
+    env: &GpuEnv,
+    chains_on: bool,
+    syncbar: &Rel,
+) -> Result<Vec<(EventId, EventId)>, VulkanAxiom> {
+    let nodes: &[Node] = &ns.nodes;
+    let n = nodes.len();
+    let thread = |a: usize| ns.thread(a);
+    // Tags.
+    let r = |a: usize| nodes[a].is_read();
+    let w = |a: usize| nodes[a].is_write();
+    let m = |a: usize| nodes[a].is_mem();
+    let f = |a: usize| nodes[a].is_fence();
+    let iw = |a: usize| nodes[a].kind == NodeKind::Init;
+    let atom = |a: usize| nodes[a].op.atomic;
+    let rel = |a: usize| nodes[a].order.release();
+    let acq = |a: usize| nodes[a].order.acquire();
+    let cbar = |a: usize| matches!(nodes[a].op.kind, GpuKind::Barrier { .. });
+    let avdevice = |a: usize| nodes[a].op.kind == GpuKind::AvDevice;
+    let visdevice = |a: usize| nodes[a].op.kind == GpuKind::VisDevice;
+    // let PRIV = (R | W) \ NONPRIV
+    let private = |a: usize| m(a) && !nodes[a].op.nonpriv;
+    let sc = |a: usize, set: u8| nodes[a].op.sc & set != 0;
+    let semsc_all = |a: usize, set: u8| nodes[a].op.semsc & set == set;
+    let level = |a: usize| nodes[a].op.scope;
+    let av = |a: usize| nodes[a].op.av || nodes[a].op.semav;
+    let vis = |a: usize| nodes[a].op.vis || nodes[a].op.semvis;
+    // AVSHADER = (AV | SEMAV) & DV; AVQF = ... & (DV | QF); AVWG = ... & (DV | QF | WG); AVSG = AV | SEMAV.
+    let av_at = |a: usize, l: u8| av(a) && level(a).is_some_and(|s| s >= l);
+    let vis_at = |a: usize, l: u8| vis(a) && level(a).is_some_and(|s| s >= l);
+    // Relations over threads: ssg, swg, sqf, int, ext.
+    let same = |a: usize, b: usize, l: u8| match (thread(a), thread(b)) {
+        (Some(x), Some(y)) => x == y || env.same_group(x, y, l),
+        _ => false,
+    };
+    let ssg = tab(n, |a, b| same(a, b, 0));
+    let swg = tab(n, |a, b| same(a, b, 1));
+    let sqf = tab(n, |a, b| same(a, b, 2));
+    let int = |a: usize, b: usize| thread(a).is_some() && thread(a) == thread(b);
+    let po = tab(n, |a, b| ns.po(a, b));
+    let loc = tab(n, |a, b| ns.same_loc(a, b));
+    let vloc = tab(n, |a, b| ns.same_vloc(a, b));
+    let mut rf = Rel::new(n);
+    for &(x, y) in &ns.rf {
+        rf.add(x, y);
+    }
+    let mut rmw = Rel::new(n);
+    for &(x, y) in &ns.rmw {
+        rmw.add(x, y);
+    }
+    let mut co = Rel::new(n);
+    for c in &ns.chains {
+        for (i, &a) in c.iter().enumerate() {
+            for &b in &c[i + 1..] {
+                co.add(a, b);
+            }
+        }
+    }
+    // let inscope = (DV * DV) | (sqf & ((DV | QF) * (DV | QF))) | (swg & ...) | (ssg & ...)
+    let inscope = tab(n, |a, b| match (level(a), level(b)) {
+        (Some(x), Some(y)) => {
+            let l = x.min(y);
+            l == 3 || same(a, b, l)
+        }
+        _ => false,
+    });
+    // let mutordatom = (loc & vloc & inscope & (ATOM * ATOM)) \ id
+    let mutordatom = tab(n, |a, b| {
+        a != b && vloc.has(a, b) && inscope.has(a, b) && atom(a) && atom(b)
+    });
+    // let asmo = co & mutordatom
+    let asmo = inter(n, &co, &mutordatom);
+    // let avvisSem = (SC0123 * AVDEVICE) | (VISDEVICE * SC0123) | (SCi * (SEMSCi & SEMAV)) | ((SEMSCi & SEMVIS) * SCi)
+    let avvis_sem = tab(n, |a, b| {
+        (sc(a, 0xf) && avdevice(b))
+            || (visdevice(a) && sc(b, 0xf))
+            || (0..4).any(|i| {
+                let bit = 1u8 << i;
+                (sc(a, bit) && semsc_all(b, bit) && nodes[b].op.semav)
+                    || (semsc_all(a, bit) && nodes[a].op.semvis && sc(b, bit))
+            })
+    });
+    // let avvisSet = [AV | VIS]; (vloc & loc); let avvisinc = avvisSem | avvisSet | avvisSet^-1
+    let avvis_set = tab(n, |a, b| (nodes[a].op.av || nodes[a].op.vis) && vloc.has(a, b));
+    let avvisinc = unions(n, &[&avvis_sem, &avvis_set, &inv(n, &avvis_set)]);
+    // let posctosem = ((SCi * SEMSCi) | ...) & po; let posemtosc = ((SEMSCi * SCi) | ...) & po
+    let posctosem = tab(n, |a, b| {
+        po.has(a, b) && (0..4).any(|i| sc(a, 1 << i) && semsc_all(b, 1 << i))
+    });
+    let posemtosc = tab(n, |a, b| {
+        po.has(a, b) && (0..4).any(|i| semsc_all(a, 1 << i) && sc(b, 1 << i))
+    });
+    // let imm(r) = r \ (r; r+)
+    let imm_asmo = minus(n, &asmo, &seq(&[&asmo, &asmo.closure()]));
+    // let rs = [REL & ATOM]; (imm(asmo); [RMW])*; let hypors = [W & ATOM]; (imm(asmo); [RMW])*
+    let step = star(&seq(&[&imm_asmo, &id(n, |a| w(a) && nodes[a].rmw)]));
+    let rs = seq(&[&id(n, |a| rel(a) && atom(a) && !f(a)), &step]);
+    let hypors = seq(&[&id(n, |a| w(a) && atom(a)), &step]);
+    let rf_mut = inter(n, &rf, &mutordatom);
+    let rel_f = id(n, |a| rel(a) && f(a));
+    let acq_f = id(n, |a| acq(a) && f(a));
+    let acq_atom = id(n, |a| acq(a) && atom(a) && !f(a));
+    let atom_w = id(n, |a| atom(a) && w(a));
+    let atom_r = id(n, |a| atom(a) && r(a));
+    // (syncbar & inscope) \ id
+    let syncbar = tab(n, |a, b| a != b && syncbar.has(a, b) && inscope.has(a, b));
+    let cbars = id(n, cbar);
+    let sw_terms = [
+        // atomic->atomic
+        seq(&[&rs, &rf_mut, &acq_atom]),
+        // fence->atomic
+        seq(&[&rel_f, &posemtosc, &atom_w, &hypors, &rf_mut, &acq_atom]),
+        // atomic->fence
+        seq(&[&rs, &rf_mut, &atom_r, &posctosem, &acq_f]),
+        // fence->fence
+        seq(&[
+            &rel_f, &posemtosc, &atom_w, &hypors, &rf_mut, &atom_r, &posctosem, &acq_f,
+        ]),
+        // fence->cbar->cbar->fence
+        seq(&[&rel_f, &opt(&po), &cbars, &syncbar, &cbars, &opt(&po), &acq_f]),
+    ];
+    let sw = inter(n, &inscope, &unions(n, &sw_terms.iter().collect::<Vec<_>>()));
+    // let ithbsemsc(SC, SEMSC) = (ssw | ([SEMSC]; sw; [SEMSC]) | ([SC | SEMSC]; po; [REL & SEMSC]) | ([ACQ & SEMSC]; po; [SC | SEMSC]))+
+    // let hb = po | ithbsemsc(SC0, SEMSC0) | ... | ithbsemsc(SC0123, SEMSC0123)
+    let mut hb = po.clone();
+    for set in 1u8..16 {
+        let in_sc = |a: usize| sc(a, set);
+        let in_sem = |a: usize| semsc_all(a, set);
+        let sem = id(n, in_sem);
+        let either = id(n, |a| in_sc(a) || in_sem(a));
+        let t = unions(
+            n,
+            &[
+                &seq(&[&sem, &sw, &sem]),
+                &seq(&[&either, &po, &id(n, |a| rel(a) && in_sem(a))]),
+                &seq(&[&id(n, |a| acq(a) && in_sem(a)), &po, &either]),
+            ],
+        );
+        hb.union_with(&t.closure());
+    }
+    // let E = (M | F | CBAR | AVDEVICE | VISDEVICE) \ IW; let chains = E * E (nochains: [E])
+    let e = |a: usize| !iw(a);
+    let chains = if chains_on {
+        tab(n, |a, b| e(a) && e(b))
+    } else {
+        id(n, e)
+    };
+    let hb_ssg = inter(n, &inter(n, &hb, &ssg), &avvisinc);
+    let hb_swg = inter(n, &inter(n, &hb, &swg), &avvisinc);
+    let hb_sqf = inter(n, &inter(n, &hb, &sqf), &avvisinc);
+    // let avsg = [AVSG]
+    let avsg = id(n, |a| av_at(a, 0));
+    // let avwg = (chains & (avsg; (hb & ssg & avvisinc))?); [AVWG]
+    let avwg = seq(&[
+        &inter(n, &chains, &opt(&seq(&[&avsg, &hb_ssg]))),
+        &id(n, |a| av_at(a, 1)),
+    ]);
+    // let avqf = (chains & ((avsg; (hb & ssg & avvisinc))? ; (avwg; (hb & swg & avvisinc))?)); [AVQF]
+    let avqf = seq(&[
+        &inter(
+            n,
+            &chains,
+            &seq(&[&opt(&seq(&[&avsg, &hb_ssg])), &opt(&seq(&[&avwg, &hb_swg]))]),
+        ),
+        &id(n, |a| av_at(a, 2)),
+    ]);
+    // let avsh = (chains & (... ; (avqf; (hb & sqf & avvisinc))?)); [AVSHADER]
+    let avsh = seq(&[
+        &inter(
+            n,
+            &chains,
+            &seq(&[
+                &opt(&seq(&[&avsg, &hb_ssg])),
+                &opt(&seq(&[&avwg, &hb_swg])),
+                &opt(&seq(&[&avqf, &hb_sqf])),
+            ]),
+        ),
+        &id(n, |a| av_at(a, 3)),
+    ]);
+    let avdv = id(n, avdevice);
+    // let vissg = [VISSG]
+    let vissg = id(n, |a| vis_at(a, 0));
+    // let viswg = [VISWG]; (chains & (((hb & ssg & avvisinc); vissg)?))
+    let viswg = seq(&[
+        &id(n, |a| vis_at(a, 1)),
+        &inter(n, &chains, &opt(&seq(&[&hb_ssg, &vissg]))),
+    ]);
+    // let visqf = [VISQF]; (chains & (((hb & swg & avvisinc); viswg)?; ((hb & ssg & avvisinc); vissg)?))
+    let visqf = seq(&[
+        &id(n, |a| vis_at(a, 2)),
+        &inter(
+            n,
+            &chains,
+            &seq(&[&opt(&seq(&[&hb_swg, &viswg])), &opt(&seq(&[&hb_ssg, &vissg]))]),
+        ),
+    ]);
+    // let vissh = [VISSHADER]; (chains & (((hb & sqf & avvisinc); visqf)?; ...))
+    let vissh = seq(&[
+        &id(n, |a| vis_at(a, 3)),
+        &inter(
+            n,
+            &chains,
+            &seq(&[
+                &opt(&seq(&[&hb_sqf, &visqf])),
+                &opt(&seq(&[&hb_swg, &viswg])),
+                &opt(&seq(&[&hb_ssg, &vissg])),
+            ]),
+        ),
+    ]);
+    let visdv = id(n, visdevice);
+    // let locord = loc & ( ... )
+    let w_np = id(n, |a| w(a) && !private(a));
+    let r_np = id(n, |a| r(a) && !private(a));
+    let pav = inter(n, &opt(&po), &avvisinc);
+    let hb_ssg_plain = inter(n, &hb, &ssg);
+    let hb_swg_plain = inter(n, &hb, &swg);
+    let hb_sqf_plain = inter(n, &hb, &sqf);
+    let hb_av = inter(n, &hb, &avvisinc);
+    let waw = |avx: &Rel, hbx: &Rel| inter(n, &vloc, &seq(&[&w_np, &pav, avx, hbx, &w_np]));
+    let raw = |avx: &Rel, hbx: &Rel, visx: &Rel| inter(n, &vloc, &seq(&[&w_np, &pav, avx, hbx, visx, &pav, &r_np]));
+    let terms = [
+        // (hb & int & vloc)
+        tab(n, |a, b| hb.has(a, b) && int(a, b) && vloc.has(a, b)),
+        // ([R \ PRIV]; hb; [(R | W) \ PRIV])  -- RaR, WaR (non-private)
+        seq(&[&r_np, &hb, &id(n, |a| m(a) && !private(a))]),
+        // ([R]; ssw+; [R | W]) is empty: no ssw.
+        waw(&avsg, &hb_ssg_plain),
+        raw(&avsg, &hb_ssg_plain, &vissg),
+        waw(&avwg, &hb_swg_plain),
+        raw(&avwg, &hb_swg_plain, &viswg),
+        waw(&avqf, &hb_sqf_plain),
+        raw(&avqf, &hb_sqf_plain, &visqf),
+        waw(&avsh, &hb),
+        raw(&avsh, &hb, &vissh),
+        // ([W]; (hb & avvisinc); avdv; (hb); [W])  -- WaW via device domain
+        seq(&[&id(n, w), &hb_av, &avdv, &hb, &id(n, w)]),
+        // ([W]; (hb & avvisinc); avdv; (hb); visdv; (hb & avvisinc); [R])  -- RaW via device domain
+        seq(&[&id(n, w), &hb_av, &avdv, &hb, &visdv, &hb_av, &id(n, r)]),
+    ];
+    let locord = inter(n, &loc, &unions(n, &terms.iter().collect::<Vec<_>>()));
+    // let fr = ((rf & locord)^-1 ; (W * W) & locord) | (rf^-1; asmo) | (([IW]; rf)^-1; ((loc;[W]) \ id))
+    let ww_locord = tab(n, |a, b| w(a) && w(b) && locord.has(a, b));
+    let rf_inv = inv(n, &rf);
+    let fr = unions(
+        n,
+        &[
+            &seq(&[&inv(n, &inter(n, &rf, &locord)), &ww_locord]),
+            &seq(&[&rf_inv, &asmo]),
+            &seq(&[
+                &inv(n, &seq(&[&id(n, iw), &rf])),
+                &tab(n, |a, b| a != b && w(b) && loc.has(a, b)),
+            ]),
+        ],
+    );
+    // acyclic (locord | rf | fr | asmo) as consistency-cycle
+    if unions(n, &[&locord, &rf, &fr, &asmo]).has_cycle() {
+        return Err(VulkanAxiom::ConsistencyCycle);
+    }
+    // empty (rf; ([R \ ATOM])) & (([W]; locord); ([W]; locord)+) as consistency-rf
+    let wl = seq(&[&id(n, w), &locord]);
+    let shadow = seq(&[&wl, &wl.closure()]);
+    let rf_na = seq(&[&rf, &id(n, |a| r(a) && !atom(a))]);
+    if !is_empty(n, &inter(n, &rf_na, &shadow)) {
+        return Err(VulkanAxiom::ConsistencyRf);
+    }
+    // empty rmw & (fre; (asmo & ext)) as atomic
+    let ext = |a: usize, b: usize| !int(a, b);
+    let fre = tab(n, |a, b| fr.has(a, b) && ext(a, b));
+    let asmo_ext = tab(n, |a, b| asmo.has(a, b) && ext(a, b));
+    if !is_empty(n, &inter(n, &rmw, &seq(&[&fre, &asmo_ext]))) {
+        return Err(VulkanAxiom::Atomic);
+    }
+    // let pair_with_write = ((W * W) | (W * R) | (R * W)) \ ((IW * _) | (_ * IW))
+    // let dr = loc & (pair_with_write \ mutordatom \ id \ (locord | locord^-1))
+    let mut races = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let pair = !iw(a) && !iw(b) && m(a) && m(b) && (w(a) || w(b));
+            if pair && loc.has(a, b) && !mutordatom.has(a, b) && !locord.has(a, b) && !locord.has(b, a) {
+                races.push((nodes[a].id, nodes[b].id));
+            }
+        }
+    }
+    Ok(races)
+}

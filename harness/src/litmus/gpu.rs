@@ -1,0 +1,1047 @@
+//! Dat3M's `PTX` and `Vulkan` litmus dialects: the file's frame (header,
+//! init block, the thread table with its placements, labels and branches,
+//! the condition). The instructions themselves are decoded by [`super::ptx`]
+//! and [`super::vulkan`].
+//!
+//! A test becomes an ordinary [`Test`] whose thread bodies are built from
+//! the thread's instruction list by [`expand`], once the unroll bound is
+//! known: straight-line code is copied, a conditional branch becomes an
+//! `if` whose arms continue at the target and at the next instruction, and
+//! a backward jump taken more than `unroll` times ends the execution as a
+//! `while` loop past its bound does (herd's and Dat3M's unrolling). What the
+//! engine's events do not carry goes into the [`GpuCode`]'s side table.
+
+use super::ast::*;
+use super::parser::ParseError;
+use scopecheck_checker::model::gpu::GpuOp;
+use std::collections::HashMap;
+
+/// The two GPU dialects.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `PTX`: placements `P0@cta 0,gpu 0`.
+    Ptx,
+    /// `VULKAN`: placements `P0@sg 0, wg 0, qf 0`.
+    Vulkan,
+}
+
+/// A branch operand: a register or a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register.
+    Reg(String),
+    /// A constant.
+    Int(i64),
+}
+
+/// One entry of a thread's instruction list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// `LC00:`.
+    Label(String),
+    /// An instruction: the statements it runs (none for a no-op).
+    Stmts(Vec<Stmt>),
+    /// `goto L`.
+    Goto(String, Pos),
+    /// `beq a, b, L` (`eq`) or `bne a, b, L`.
+    Branch {
+        /// Jump when equal (`beq`) or when different (`bne`).
+        eq: bool,
+        /// Left operand.
+        a: Operand,
+        /// Right operand.
+        b: Operand,
+        /// Target label.
+        target: String,
+        /// Where.
+        pos: Pos,
+    },
+}
+
+/// The GPU part of a parsed test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuCode {
+    /// Which dialect.
+    pub dialect: Dialect,
+    /// Each thread's instruction list, in file order.
+    pub code: Vec<Vec<Item>>,
+    /// Each thread's place (`[sg, wg, qf]` or `[-, cta, gpu]`), in file order.
+    pub places: Vec<[u32; 3]>,
+    /// Each instruction's attributes, by (line, column).
+    pub ops: HashMap<(u32, u32), GpuOp>,
+}
+
+/// The alias map: virtual name → (physical location, the virtual address it denotes).
+type Aliases = HashMap<String, (String, String)>;
+
+/// The prefix of the hidden locations that hold register barrier ids.
+pub const HIDDEN: &str = "__barrier_id_";
+
+/// Whether `src` starts with a GPU header (`PTX` or `VULKAN`, any case).
+pub fn dialect_of(src: &str) -> Option<Dialect> {
+    let word = src.split_whitespace().next()?;
+    match word.to_ascii_uppercase().as_str() {
+        "PTX" => Some(Dialect::Ptx),
+        "VULKAN" => Some(Dialect::Vulkan),
+        _ => None,
+    }
+}
+
+fn err(pos: Pos, message: impl Into<String>) -> ParseError {
+    ParseError {
+        pos,
+        message: message.into(),
+    }
+}
+
+/// A cursor over the source that knows line and column.
+struct Src<'a> {
+    s: &'a [u8],
+    i: usize,
+    line: u32,
+    col: u32,
+}
+
+impl<'a> Src<'a> {
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
+    }
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn bump(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        if c == b'\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+            self.bump();
+        }
+    }
+    /// The text up to (not including) the first byte in `stops`, with its start position.
+    fn until(&mut self, stops: &[u8]) -> (String, Pos) {
+        let at = self.pos();
+        let start = self.i;
+        while self.peek().is_some_and(|c| !stops.contains(&c)) {
+            self.bump();
+        }
+        (String::from_utf8_lossy(&self.s[start..self.i]).into_owned(), at)
+    }
+}
+
+/// A piece of text with the position of its first byte.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// The text, trimmed.
+    pub text: String,
+    /// Where the trimmed text starts.
+    pub pos: Pos,
+}
+
+impl Cell {
+    fn of(raw: &str, at: Pos) -> Cell {
+        let lead = raw.len() - raw.trim_start().len();
+        let mut pos = at;
+        for c in raw[..lead].chars() {
+            if c == '\n' {
+                pos.line += 1;
+                pos.col = 1;
+            } else {
+                pos.col += 1;
+            }
+        }
+        Cell {
+            text: raw.trim().to_string(),
+            pos,
+        }
+    }
+    /// The position `k` bytes into the text (same line).
+    pub fn at(&self, k: usize) -> Pos {
+        Pos {
+            line: self.pos.line,
+            col: self.pos.col + k as u32,
+        }
+    }
+}
+
+/// Parses a GPU litmus test (the caller has seen a `PTX` or `VULKAN` header).
+pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
+    let mut s = Src {
+        s: src.as_bytes(),
+        i: 0,
+        line: 1,
+        col: 1,
+    };
+    s.skip_ws();
+    let (head, head_pos) = s.until(b"\n");
+    let name = head.split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
+    if name.is_empty() {
+        return Err(err(head_pos, "expected a test name after the dialect keyword"));
+    }
+    // An optional quoted description, which may span lines.
+    // Optional quoted descriptions, which may span lines and hold quotes
+    // of their own: everything up to the first line starting with `{`.
+    s.skip_ws();
+    let text_at = s.pos();
+    while s.peek().is_some_and(|c| c != b'{') {
+        s.until(b"\n");
+        s.skip_ws();
+    }
+    if s.peek() != Some(b'{') {
+        return Err(err(
+            text_at,
+            "expected `{` opening the init block (on a line of its own start)",
+        ));
+    }
+    let open = s.pos();
+    s.bump();
+    let (body, body_pos) = s.until(b"}");
+    if s.bump().is_none() {
+        return Err(err(open, "unclosed init block (no `}`)"));
+    }
+    let (init, aliases) = init_block(&body, body_pos)?;
+    // The thread table: rows end with `;`, columns are separated by `|`;
+    // it ends at the condition keyword or the end of the file.
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut cond = None;
+    loop {
+        s.skip_ws();
+        let Some(c) = s.peek() else { break };
+        let rest = std::str::from_utf8(&s.s[s.i..]).unwrap_or("");
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '~' || *c == '_')
+            .collect();
+        if matches!(word.as_str(), "exists" | "~exists" | "forall")
+            || (c == b'~' && rest[1..].trim_start().starts_with("exists"))
+        {
+            cond = Some(condition(&mut s, &aliases)?);
+            break;
+        }
+        let (row, at) = s.until(b";");
+        if s.bump().is_none() {
+            return Err(err(at, "expected `;` ending this row of the thread table"));
+        }
+        let mut cells = Vec::new();
+        let mut off = 0;
+        for part in row.split('|') {
+            let mut p = at;
+            for ch in row[..off].chars() {
+                if ch == '\n' {
+                    p.line += 1;
+                    p.col = 1;
+                } else {
+                    p.col += 1;
+                }
+            }
+            cells.push(Cell::of(part, p));
+            off += part.len() + 1;
+        }
+        rows.push(cells);
+    }
+    let Some(first) = rows.first() else {
+        return Err(err(s.pos(), "expected the thread table (`P0@... | P1@... ;`)"));
+    };
+    let mut threads = Vec::new();
+    let mut places = Vec::new();
+    for cell in first {
+        let (index, place) = placement(cell, dialect)?;
+        places.push(place);
+        threads.push(Thread {
+            index,
+            placement: Vec::new(),
+            params: Vec::new(),
+            body: Vec::new(),
+            pos: cell.pos,
+        });
+    }
+    let mut code: Vec<Vec<Item>> = vec![Vec::new(); threads.len()];
+    let mut ops = HashMap::new();
+    for row in &rows[1..] {
+        if row.len() > threads.len() && row[threads.len()..].iter().any(|c| !c.text.is_empty()) {
+            return Err(err(
+                row[threads.len()].pos,
+                format!(
+                    "this row has more columns than the test has threads ({})",
+                    threads.len()
+                ),
+            ));
+        }
+        for (t, cell) in row.iter().enumerate().take(threads.len()) {
+            if cell.text.is_empty() {
+                continue;
+            }
+            code[t].push(instruction(cell, dialect, &aliases, &mut ops)?);
+        }
+    }
+    // A barrier whose id is a register stores it to a hidden location of
+    // its own just before it (GpuKind::Barrier's `id: None`).
+    let mut init = init;
+    for items in &code {
+        for item in items {
+            if let Item::Stmts(ss) = item {
+                for st in ss {
+                    if let StmtKind::Store { addr, .. } = &st.kind {
+                        if let ExprKind::AddrOf(name) = &addr.kind {
+                            if name.starts_with(HIDDEN) {
+                                init.push(Init {
+                                    target: InitTarget::Loc(name.clone()),
+                                    ty: None,
+                                    value: InitValue::Int(0),
+                                    pos: st.pos,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Every jump target exists in its thread.
+    for (t, items) in code.iter().enumerate() {
+        for item in items {
+            let (target, pos) = match item {
+                Item::Goto(l, p) => (l, *p),
+                Item::Branch { target, pos, .. } => (target, *pos),
+                _ => continue,
+            };
+            if !items.iter().any(|i| matches!(i, Item::Label(l) if l == target)) {
+                return Err(err(pos, format!("P{} has no label `{target}`", threads[t].index)));
+            }
+        }
+    }
+    Ok(Test {
+        arch: match dialect {
+            Dialect::Ptx => Arch::Ptx,
+            Dialect::Vulkan => Arch::Vulkan,
+        },
+        name,
+        init,
+        threads,
+        locations: Vec::new(),
+        condition: cond,
+        gpu: Some(Box::new(GpuCode {
+            dialect,
+            code,
+            places,
+            ops,
+        })),
+    })
+}
+
+/// The init block: `x=0;`, `P0:r0=0;`, `rd2 @ generic aliases rd1;`.
+/// Returns the inits and the alias map (virtual name → physical name).
+fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
+    let mut inits = Vec::new();
+    let mut aliases = HashMap::new();
+    let mut off = 0;
+    // Entries end at `;` or at a line break (the last one may lack its `;`).
+    for raw in body.split([';', '\n']) {
+        let mut p = at;
+        for ch in body[..off].chars() {
+            if ch == '\n' {
+                p.line += 1;
+                p.col = 1;
+            } else {
+                p.col += 1;
+            }
+        }
+        off += raw.len() + 1;
+        let cell = Cell::of(raw, p);
+        let text = cell.text.as_str();
+        if text.is_empty() {
+            continue;
+        }
+        if let Some((left, right)) = text.split_once('@') {
+            // `v @ proxy aliases x`: v is another virtual address of x.
+            let words: Vec<&str> = right.split_whitespace().collect();
+            match words.as_slice() {
+                [proxy, "aliases", target] => {
+                    // A proxy (constant, surface, texture) alias names the same
+                    // generic address (vloc); a generic alias is another one.
+                    let virt = if proxy.eq_ignore_ascii_case("generic") {
+                        left.trim()
+                    } else {
+                        target
+                    };
+                    aliases.insert(left.trim().to_string(), (target.to_string(), virt.to_string()));
+                }
+                _ => return Err(err(cell.pos, "expected `NAME @ PROXY aliases LOCATION`")),
+            }
+            continue;
+        }
+        let Some((left, right)) = text.split_once('=') else {
+            return Err(err(
+                cell.pos,
+                format!("expected `NAME = VALUE` in the init block, found `{text}`"),
+            ));
+        };
+        let value: i64 = right.trim().parse().map_err(|_| {
+            err(
+                cell.pos,
+                format!("expected an integer initial value, found `{}`", right.trim()),
+            )
+        })?;
+        let left = left.trim();
+        let target = match left.split_once(':') {
+            Some((t, reg)) => InitTarget::Reg {
+                thread: thread_index(t)
+                    .ok_or_else(|| err(cell.pos, format!("expected a thread such as `P0`, found `{t}`")))?,
+                reg: reg.trim().to_string(),
+            },
+            None => {
+                if !is_name(left) {
+                    return Err(err(cell.pos, format!("expected a location name, found `{left}`")));
+                }
+                InitTarget::Loc(left.to_string())
+            }
+        };
+        inits.push(Init {
+            target,
+            ty: None,
+            value: InitValue::Int(value),
+            pos: cell.pos,
+        });
+    }
+    Ok((inits, aliases))
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+fn thread_index(t: &str) -> Option<u32> {
+    let t = t.trim();
+    t.strip_prefix('P').unwrap_or(t).parse().ok()
+}
+
+/// `P0@cta 0,gpu 0` or `P0@sg 0, wg 0, qf 0`.
+fn placement(cell: &Cell, dialect: Dialect) -> Result<(u32, [u32; 3]), ParseError> {
+    let Some((who, place)) = cell.text.split_once('@') else {
+        return Err(err(
+            cell.pos,
+            "expected a thread placement such as `P0@cta 0,gpu 0` or `P0@sg 0, wg 0, qf 0`",
+        ));
+    };
+    let index = who
+        .trim()
+        .strip_prefix('P')
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| {
+            err(
+                cell.pos,
+                format!("expected a thread name such as `P0`, found `{}`", who.trim()),
+            )
+        })?;
+    let levels: &[&str] = match dialect {
+        Dialect::Ptx => &["", "cta", "gpu"],
+        Dialect::Vulkan => &["sg", "wg", "qf"],
+    };
+    // PTX threads are each in their own "subgroup": the level does not exist there.
+    let mut out = [index, 0, 0];
+    let mut seen = [dialect == Dialect::Ptx, false, false];
+    for part in place.split(',') {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        let [level, n] = words.as_slice() else {
+            return Err(err(
+                cell.pos,
+                format!("expected `LEVEL N` in the placement, found `{}`", part.trim()),
+            ));
+        };
+        let Some(k) = levels
+            .iter()
+            .position(|l| !l.is_empty() && l.eq_ignore_ascii_case(level))
+        else {
+            return Err(err(
+                cell.pos,
+                format!(
+                    "unknown level `{level}` in the placement (expected {})",
+                    levels
+                        .iter()
+                        .filter(|l| !l.is_empty())
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        out[k] = n
+            .parse()
+            .map_err(|_| err(cell.pos, format!("expected a number after `{level}`, found `{n}`")))?;
+        seen[k] = true;
+    }
+    if let Some(k) = seen.iter().position(|s| !s) {
+        return Err(err(
+            cell.pos,
+            format!("the placement does not give the thread's `{}`", levels[k]),
+        ));
+    }
+    Ok((index, out))
+}
+
+/// Splits an instruction's operands (`r0, x, 1`).
+pub fn operands(text: &str) -> Vec<&str> {
+    if text.trim().is_empty() {
+        return Vec::new();
+    }
+    text.split(',').map(str::trim).collect()
+}
+
+/// A branch or register operand.
+fn operand(s: &str, pos: Pos) -> Result<Operand, ParseError> {
+    if let Ok(v) = s.parse::<i64>() {
+        Ok(Operand::Int(v))
+    } else if is_name(s) {
+        Ok(Operand::Reg(s.to_string()))
+    } else {
+        Err(err(pos, format!("expected a register or an integer, found `{s}`")))
+    }
+}
+
+/// One cell of the thread table.
+fn instruction(
+    cell: &Cell,
+    dialect: Dialect,
+    aliases: &Aliases,
+    ops: &mut HashMap<(u32, u32), GpuOp>,
+) -> Result<Item, ParseError> {
+    let text = cell.text.as_str();
+    if let Some(l) = text.strip_suffix(':') {
+        if is_name(l.trim()) {
+            return Ok(Item::Label(l.trim().to_string()));
+        }
+    }
+    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let args = operands(rest);
+    match mnemonic {
+        "goto" => match args.as_slice() {
+            [l] if is_name(l) => return Ok(Item::Goto(l.to_string(), cell.pos)),
+            _ => return Err(err(cell.pos, "expected `goto LABEL`")),
+        },
+        "beq" | "bne" => match args.as_slice() {
+            [a, b, l] if is_name(l) => {
+                return Ok(Item::Branch {
+                    eq: mnemonic == "beq",
+                    a: operand(a, cell.pos)?,
+                    b: operand(b, cell.pos)?,
+                    target: l.to_string(),
+                    pos: cell.pos,
+                })
+            }
+            _ => return Err(err(cell.pos, format!("expected `{mnemonic} REG, VALUE, LABEL`"))),
+        },
+        _ => {}
+    }
+    let cx = Decode {
+        cell,
+        mnemonic,
+        args: &args,
+        aliases,
+    };
+    let (stmts, op) = match dialect {
+        Dialect::Ptx => super::ptx::decode(&cx)?,
+        Dialect::Vulkan => super::vulkan::decode(&cx)?,
+    };
+    if let Some(op) = op {
+        ops.insert((cell.pos.line, cell.pos.col), op);
+    }
+    Ok(Item::Stmts(stmts))
+}
+
+/// An instruction being decoded by a dialect.
+pub struct Decode<'a> {
+    /// The table cell.
+    pub cell: &'a Cell,
+    /// The mnemonic (`ld.acquire.gpu`).
+    pub mnemonic: &'a str,
+    /// The operands.
+    pub args: &'a [&'a str],
+    aliases: &'a Aliases,
+}
+
+impl Decode<'_> {
+    /// An error at the instruction.
+    pub fn error(&self, message: impl Into<String>) -> ParseError {
+        err(self.cell.pos, message)
+    }
+    /// The operand count must be `n` (`form` says what was expected).
+    pub fn arity(&self, n: usize, form: &str) -> Result<(), ParseError> {
+        if self.args.len() == n {
+            Ok(())
+        } else {
+            Err(self.error(format!("expected `{form}`, found `{}`", self.cell.text)))
+        }
+    }
+    fn expr(&self, kind: ExprKind) -> Expr {
+        Expr {
+            kind,
+            pos: self.cell.pos,
+        }
+    }
+    /// The address of location operand `i` (an alias names its location),
+    /// and the virtual address it was written as.
+    pub fn addr(&self, i: usize) -> Result<(Expr, String), ParseError> {
+        let name = self.args[i];
+        if !is_name(name) {
+            return Err(self.error(format!("expected a location name, found `{name}`")));
+        }
+        let (phys, virt) = self
+            .aliases
+            .get(name)
+            .map_or((name, name), |(p, v)| (p.as_str(), v.as_str()));
+        Ok((self.expr(ExprKind::AddrOf(phys.to_string())), virt.to_string()))
+    }
+    /// A register operand.
+    pub fn reg(&self, i: usize) -> Result<String, ParseError> {
+        let name = self.args[i];
+        if is_name(name) {
+            Ok(name.to_string())
+        } else {
+            Err(self.error(format!("expected a register, found `{name}`")))
+        }
+    }
+    /// A value operand: an integer or a register.
+    pub fn value(&self, i: usize) -> Result<Expr, ParseError> {
+        Ok(match operand(self.args[i], self.cell.pos)? {
+            Operand::Int(v) => self.expr(ExprKind::Int(v)),
+            Operand::Reg(r) => self.expr(ExprKind::Var(r)),
+        })
+    }
+    /// A statement at the instruction.
+    pub fn stmt(&self, kind: StmtKind) -> Stmt {
+        Stmt {
+            kind,
+            pos: self.cell.pos,
+        }
+    }
+    /// `reg = <atomic call>` (or the bare call when `reg` is `None`).
+    pub fn call(&self, reg: Option<String>, call: AtomicCall) -> Stmt {
+        let e = self.expr(ExprKind::Atomic(Box::new(call)));
+        match reg {
+            Some(name) => self.stmt(StmtKind::AssignReg { name, value: e }),
+            None => self.stmt(StmtKind::Expr(e)),
+        }
+    }
+    /// An atomic call on `addr`.
+    pub fn atomic(&self, op: AtomicOp, addr: Expr, args: Vec<Expr>) -> AtomicCall {
+        AtomicCall {
+            op,
+            addr,
+            args,
+            order: MemOrder::Relaxed,
+            failure: None,
+            scope: None,
+            class: None,
+        }
+    }
+    /// `reg = *addr` (a plain load).
+    pub fn plain_load(&self, reg: String, addr: Expr) -> Stmt {
+        let e = self.expr(ExprKind::Deref(Box::new(addr)));
+        self.stmt(StmtKind::AssignReg { name: reg, value: e })
+    }
+    /// `*addr = value` (a plain store).
+    pub fn plain_store(&self, addr: Expr, value: Expr) -> Stmt {
+        self.stmt(StmtKind::Store { addr, value })
+    }
+    /// A fence event (the side table says what it is).
+    pub fn fence(&self) -> Stmt {
+        self.stmt(StmtKind::Fence {
+            flags: Vec::new(),
+            order: MemOrder::SeqCst,
+            scope: None,
+        })
+    }
+    /// A barrier's operands: `ID`, `RESOURCE, ID` or `RESOURCE, ID, QUORUM`
+    /// (the id may be a register). Sets `op.kind` and returns the
+    /// statements: the barrier's fence event, after a hidden store of a
+    /// register id.
+    pub fn barrier(&self, op: &mut GpuOp, arrive: bool) -> Result<Vec<Stmt>, ParseError> {
+        let (id_at, quorum) = match self.args.len() {
+            1 => (0, None),
+            2 => (1, None),
+            3 => {
+                let q: u32 = self.args[2].parse().map_err(|_| {
+                    self.error(format!(
+                        "expected a thread count as the quorum, found `{}`",
+                        self.args[2]
+                    ))
+                })?;
+                (1, Some(q))
+            }
+            _ => {
+                return Err(self.error(format!(
+                    "expected `{} ID`, `{} RESOURCE, ID` or `{} RESOURCE, ID, QUORUM`",
+                    self.mnemonic, self.mnemonic, self.mnemonic
+                )))
+            }
+        };
+        let mut out = Vec::new();
+        let id = match operand(self.args[id_at], self.cell.pos)? {
+            Operand::Int(v) => Some(v),
+            Operand::Reg(r) => {
+                let k = self.cell.text.rfind(self.args[id_at]).unwrap_or(0);
+                let at = self.cell.at(k);
+                let hidden = format!("{HIDDEN}{}_{}", self.cell.pos.line, self.cell.pos.col);
+                out.push(Stmt {
+                    kind: StmtKind::Store {
+                        addr: Expr {
+                            kind: ExprKind::AddrOf(hidden),
+                            pos: at,
+                        },
+                        value: Expr {
+                            kind: ExprKind::Var(r),
+                            pos: at,
+                        },
+                    },
+                    pos: at,
+                });
+                None
+            }
+        };
+        op.kind = scopecheck_checker::model::gpu::GpuKind::Barrier { id, quorum, arrive };
+        out.push(self.fence());
+        Ok(out)
+    }
+    /// `dst = a OP b` for the register arithmetic (`add r2, r2, 1`).
+    pub fn arith(&self, op: BinOp) -> Result<Stmt, ParseError> {
+        self.arity(3, &format!("{} REG, A, B", self.mnemonic))?;
+        let dst = self.reg(0)?;
+        let e = self.expr(ExprKind::Binary(Box::new(self.value(1)?), vec![(op, self.value(2)?)]));
+        Ok(self.stmt(StmtKind::AssignReg { name: dst, value: e }))
+    }
+}
+
+/// The condition: `exists`, `~exists` or `forall` and a proposition over
+/// `P0:r0 == 1`, `x == 2`, `P0:r1 == P0:r2`, `!=`, `/\`, `\/`, `~`.
+fn condition(s: &mut Src<'_>, aliases: &Aliases) -> Result<Condition, ParseError> {
+    let pos = s.pos();
+    let quantifier = if s.peek() == Some(b'~') {
+        s.bump();
+        s.skip_ws();
+        for _ in 0.."exists".len() {
+            s.bump();
+        }
+        Quantifier::NotExists
+    } else {
+        let (w, _) = s.until(b" \t\r\n(");
+        if w == "exists" {
+            Quantifier::Exists
+        } else {
+            Quantifier::Forall
+        }
+    };
+    let mut p = Props {
+        s,
+        aliases,
+        vars: Vec::new(),
+    };
+    let prop = p.or()?;
+    p.s.skip_ws();
+    if p.s.peek().is_some() {
+        return Err(err(p.s.pos(), "unexpected text after the condition"));
+    }
+    let vars = std::mem::take(&mut p.vars);
+    Ok(Condition {
+        quantifier,
+        prop,
+        pos,
+        vars,
+    })
+}
+
+struct Props<'s, 'a> {
+    s: &'s mut Src<'a>,
+    aliases: &'s Aliases,
+    vars: Vec<(StateVar, Pos)>,
+}
+
+impl Props<'_, '_> {
+    fn eat(&mut self, t: &str) -> bool {
+        self.s.skip_ws();
+        if self.s.s[self.s.i..].starts_with(t.as_bytes()) {
+            for _ in 0..t.len() {
+                self.s.bump();
+            }
+            true
+        } else {
+            false
+        }
+    }
+    fn or(&mut self) -> Result<Prop, ParseError> {
+        let mut all = vec![self.and()?];
+        while self.eat("\\/") {
+            all.push(self.and()?);
+        }
+        Ok(if all.len() == 1 {
+            all.pop().expect("one")
+        } else {
+            Prop::Or(all)
+        })
+    }
+    fn and(&mut self) -> Result<Prop, ParseError> {
+        let mut all = vec![self.atom()?];
+        while self.eat("/\\") {
+            all.push(self.atom()?);
+        }
+        Ok(if all.len() == 1 {
+            all.pop().expect("one")
+        } else {
+            Prop::And(all)
+        })
+    }
+    fn atom(&mut self) -> Result<Prop, ParseError> {
+        if self.eat("~") || self.eat("!") {
+            return Ok(Prop::Not(Box::new(self.atom()?)));
+        }
+        if self.eat("(") {
+            let p = self.or()?;
+            if !self.eat(")") {
+                return Err(err(self.s.pos(), "expected `)`"));
+            }
+            return Ok(p);
+        }
+        if self.eat("true") {
+            return Ok(Prop::True);
+        }
+        if self.eat("false") {
+            return Ok(Prop::False);
+        }
+        let left = self.term()?;
+        let eq = if self.eat("==") || self.eat("=") {
+            true
+        } else if self.eat("!=") {
+            false
+        } else {
+            return Err(err(self.s.pos(), "expected `==` or `!=`"));
+        };
+        let right = self.term()?;
+        let p = match (left, right) {
+            (Term::Int(a), Term::Int(b)) => {
+                if a == b {
+                    Prop::True
+                } else {
+                    Prop::False
+                }
+            }
+            (Term::Var(v), Term::Int(x)) | (Term::Int(x), Term::Var(v)) => Prop::Eq(v, Value::Int(x)),
+            (Term::Var(a), Term::Var(b)) => Prop::Same(a, b),
+        };
+        Ok(if eq { p } else { Prop::Not(Box::new(p)) })
+    }
+    fn term(&mut self) -> Result<Term, ParseError> {
+        self.s.skip_ws();
+        let at = self.s.pos();
+        let (w, _) = {
+            let start = self.s.i;
+            while self
+                .s
+                .peek()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'-')
+            {
+                self.s.bump();
+            }
+            (String::from_utf8_lossy(&self.s.s[start..self.s.i]).into_owned(), ())
+        };
+        if let Ok(v) = w.parse::<i64>() {
+            return Ok(Term::Int(v));
+        }
+        let var = match w.split_once(':') {
+            Some((t, reg)) => match thread_index(t) {
+                Some(thread) if is_name(reg) => StateVar::Reg {
+                    thread,
+                    reg: reg.to_string(),
+                },
+                _ => return Err(err(at, format!("expected `P<n>:<register>`, found `{w}`"))),
+            },
+            None if is_name(&w) => StateVar::Loc {
+                name: self.aliases.get(&w).map_or(w, |(p, _)| p.clone()),
+                index: 0,
+            },
+            None => {
+                return Err(err(
+                    at,
+                    format!("expected a register, a location or an integer, found `{w}`"),
+                ))
+            }
+        };
+        self.vars.push((var.clone(), at));
+        Ok(Term::Var(var))
+    }
+}
+
+enum Term {
+    Int(i64),
+    Var(StateVar),
+}
+
+/// The thread bodies of a GPU test, with backward jumps taken at most
+/// `unroll` times each (a path that would take one more is discarded).
+pub fn expand(test: &Test, unroll: u32) -> Test {
+    let mut out = test.clone();
+    let Some(gpu) = &test.gpu else { return out };
+    for (t, items) in gpu.code.iter().enumerate() {
+        let mut regs: Vec<String> = Vec::new();
+        collect_regs(items, &mut regs);
+        let initialised = |r: &String| {
+            test.init.iter().any(
+                |i| matches!(&i.target, InitTarget::Reg { thread, reg } if *thread == out.threads[t].index && reg == r),
+            )
+        };
+        let pos = out.threads[t].pos;
+        // Registers the init block leaves out start at 0.
+        let mut body: Vec<Stmt> = regs
+            .iter()
+            .filter(|r| !initialised(r))
+            .map(|r| Stmt {
+                kind: StmtKind::Decl {
+                    ty: Type {
+                        space: None,
+                        atomic: false,
+                        volatile: false,
+                        base: "int".into(),
+                        pointer: 0,
+                    },
+                    name: r.clone(),
+                    init: Some(Expr {
+                        kind: ExprKind::Int(0),
+                        pos,
+                    }),
+                },
+                pos,
+            })
+            .collect();
+        let labels: HashMap<&str, usize> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, it)| match it {
+                Item::Label(l) => Some((l.as_str(), i)),
+                _ => None,
+            })
+            .collect();
+        let mut taken = HashMap::new();
+        body.extend(walk(items, &labels, 0, &mut taken, unroll));
+        out.threads[t].body = body;
+    }
+    out
+}
+
+fn collect_regs(items: &[Item], out: &mut Vec<String>) {
+    fn add(out: &mut Vec<String>, r: &str) {
+        if !out.iter().any(|x| x == r) {
+            out.push(r.to_string());
+        }
+    }
+    for item in items {
+        match item {
+            Item::Stmts(ss) => {
+                for s in ss {
+                    if let StmtKind::AssignReg { name, .. } = &s.kind {
+                        add(out, name);
+                    }
+                }
+            }
+            Item::Branch { a, b, .. } => {
+                for o in [a, b] {
+                    if let Operand::Reg(r) = o {
+                        add(out, r);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The statements from `pc` on; `taken` counts backward jumps per target.
+fn walk(
+    items: &[Item],
+    labels: &HashMap<&str, usize>,
+    mut pc: usize,
+    taken: &mut HashMap<usize, u32>,
+    unroll: u32,
+) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    while let Some(item) = items.get(pc) {
+        match item {
+            Item::Label(_) => pc += 1,
+            Item::Stmts(ss) => {
+                out.extend(ss.iter().cloned());
+                pc += 1;
+            }
+            Item::Goto(l, pos) => match jump(labels[l.as_str()], pc, taken, unroll) {
+                Some(to) => pc = to,
+                None => {
+                    out.push(discard(*pos));
+                    return out;
+                }
+            },
+            Item::Branch { eq, a, b, target, pos } => {
+                let e = |o: &Operand| Expr {
+                    kind: match o {
+                        Operand::Reg(r) => ExprKind::Var(r.clone()),
+                        Operand::Int(v) => ExprKind::Int(*v),
+                    },
+                    pos: *pos,
+                };
+                let op = if *eq { BinOp::Eq } else { BinOp::Ne };
+                let cond = Expr {
+                    kind: ExprKind::Binary(Box::new(e(a)), vec![(op, e(b))]),
+                    pos: *pos,
+                };
+                let mut t = taken.clone();
+                let then = match jump(labels[target.as_str()], pc, &mut t, unroll) {
+                    Some(to) => walk(items, labels, to, &mut t, unroll),
+                    None => vec![discard(*pos)],
+                };
+                let els = walk(items, labels, pc + 1, taken, unroll);
+                out.push(Stmt {
+                    kind: StmtKind::If { cond, then, els },
+                    pos: *pos,
+                });
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Where a jump from `pc` to `to` continues, or `None` when a backward jump
+/// has been taken `unroll` times already.
+fn jump(to: usize, pc: usize, taken: &mut HashMap<usize, u32>, unroll: u32) -> Option<usize> {
+    if to > pc {
+        return Some(to);
+    }
+    let k = taken.entry(to).or_insert(0);
+    if *k >= unroll {
+        return None;
+    }
+    *k += 1;
+    Some(to)
+}
+
+/// Ends the execution as a loop past its unroll bound does: `while (1) {}`,
+/// which the interpreter discards once it has run `unroll` empty iterations.
+fn discard(pos: Pos) -> Stmt {
+    Stmt {
+        kind: StmtKind::While {
+            cond: Expr {
+                kind: ExprKind::Int(1),
+                pos,
+            },
+            body: Vec::new(),
+        },
+        pos,
+    }
+}
