@@ -402,7 +402,7 @@ pub fn next_permutation(p: &mut [usize]) -> bool {
     true
 }
 
-/// Relation algebra over [`Rel`] for the cat definitions (small graphs:
+/// Relation algebra over [`Rel`](crate::model::relations::Rel) for the cat definitions (small graphs:
 /// the pairwise forms are clear and fast enough).
 pub mod alg {
     use crate::model::relations::Rel;
