@@ -26,54 +26,13 @@
 use crate::atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::Loc;
-use scopecheck_checker::event::{LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
+use scopecheck_checker::event::{LocKind, Op, Order, RmwOp, Scope, SourceLoc, Value};
 
-fn load(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> Value {
-    match rt::op_at(Op::Load { loc, order, scope }, src) {
-        OpResult::Value(v) => v,
-        r => unreachable!("load answered {r:?}"),
-    }
-}
+use crate::sync::{fetch_in as fetch, load_in as load};
 
-fn fetch(loc: Loc, op: RmwOp, order: Order, scope: Scope, src: SourceLoc) -> Value {
-    match rt::op_at(
-        Op::Rmw {
-            loc,
-            op,
-            ty: ValueType::U64,
-            success: order,
-            failure: order,
-            await_: None,
-            scope,
-        },
-        src,
-    ) {
-        OpResult::Value(v) => v,
-        r => unreachable!("read-modify-write answered {r:?}"),
-    }
-}
-
+/// A strong compare-exchange at `scope` whose failure reads relaxed.
 fn cas(loc: Loc, expected: Value, new: Value, success: Order, scope: Scope, src: SourceLoc) -> Result<Value, Value> {
-    match rt::op_at(
-        Op::Rmw {
-            loc,
-            op: RmwOp::Cas {
-                expected,
-                new,
-                weak: false,
-            },
-            ty: ValueType::U64,
-            success,
-            failure: Order::Relaxed,
-            await_: None,
-            scope,
-        },
-        src,
-    ) {
-        OpResult::Cas(v, true) => Ok(v),
-        OpResult::Cas(v, false) => Err(v),
-        r => unreachable!("compare-exchange answered {r:?}"),
-    }
+    crate::sync::cas_in(loc, expected, new, success, Order::Relaxed, None, scope, src)
 }
 
 fn fence(order: Order, scope: Scope, src: SourceLoc) {

@@ -42,14 +42,12 @@ pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 /// A load of `loc`.
 pub(crate) fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
-    match rt::op_at(
-        Op::Load {
-            loc,
-            order,
-            scope: Scope::System,
-        },
-        src,
-    ) {
+    load_in(loc, order, Scope::System, src)
+}
+
+/// A load of `loc` at `scope` (the GPU primitives' words).
+pub(crate) fn load_in(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> Value {
+    match rt::op_at(Op::Load { loc, order, scope }, src) {
         OpResult::Value(v) => v,
         r => unreachable!("load answered {r:?}"),
     }
@@ -70,6 +68,11 @@ pub(crate) fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
 
 /// A read-modify-write of `loc` that always writes; returns the old value.
 fn fetch(loc: Loc, op: RmwOp, order: Order, src: SourceLoc) -> Value {
+    fetch_in(loc, op, order, Scope::System, src)
+}
+
+/// [`fetch`] at `scope`.
+pub(crate) fn fetch_in(loc: Loc, op: RmwOp, order: Order, scope: Scope, src: SourceLoc) -> Value {
     match rt::op_at(
         Op::Rmw {
             loc,
@@ -78,7 +81,7 @@ fn fetch(loc: Loc, op: RmwOp, order: Order, src: SourceLoc) -> Value {
             success: order,
             failure: order,
             await_: None,
-            scope: Scope::System,
+            scope,
         },
         src,
     ) {
@@ -99,6 +102,21 @@ pub(crate) fn cas(
     await_: Option<Await>,
     src: SourceLoc,
 ) -> Result<Value, Value> {
+    cas_in(loc, expected, new, success, failure, await_, Scope::System, src)
+}
+
+/// [`cas`] at `scope`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cas_in(
+    loc: Loc,
+    expected: Value,
+    new: Value,
+    success: Order,
+    failure: Order,
+    await_: Option<Await>,
+    scope: Scope,
+    src: SourceLoc,
+) -> Result<Value, Value> {
     match rt::op_at(
         Op::Rmw {
             loc,
@@ -111,7 +129,7 @@ pub(crate) fn cas(
             success,
             failure,
             await_,
-            scope: Scope::System,
+            scope,
         },
         src,
     ) {
