@@ -611,20 +611,7 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
                 .into(),
         );
     }
-    let pname = |t: u32| {
-        test.threads
-            .get(t as usize - 1)
-            .map_or(format!("thread {t}"), |th| format!("P{}", th.index))
-    };
-    notes.extend(found.divergence.iter().map(|d| {
-        format!(
-            "barrier divergence: {} reaches barrier `{}` (occurrence {}) but {} of its work-group never does",
-            pname(d.thread),
-            d.label,
-            d.occurrence,
-            pname(d.missing)
-        )
-    }));
+    notes.extend(super::run::divergence_notes(test, &found.divergence));
     let mut failures = found.run.failures;
     super::run::litmus_advice(&mut failures);
     let complete = found.run.complete && found.incomplete.is_none();

@@ -536,21 +536,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         )));
     }
     let (executions, blocked, races, racy_executions) = if env.is_some() {
-        // Engine thread t + 1 runs the test's t-th thread.
-        let pname = |t: u32| {
-            test.threads
-                .get(t as usize - 1)
-                .map_or(format!("thread {t}"), |th| format!("P{}", th.index))
-        };
-        notes.extend(seen.divergence.iter().map(|d| {
-            format!(
-                "barrier divergence: {} reaches barrier `{}` (occurrence {}) but {} of its work-group never does",
-                pname(d.thread),
-                d.label,
-                d.occurrence,
-                pname(d.missing)
-            )
-        }));
+        notes.extend(divergence_notes(test, &seen.divergence));
         (
             seen.consistent_count,
             r.stats.blocked + seen.rejected,
@@ -1003,4 +989,26 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// One note per barrier divergence the opencl model found, naming the test's
+/// threads (engine thread t + 1 runs the test's t-th thread).
+pub(super) fn divergence_notes<'a>(
+    test: &'a Test,
+    divergence: impl IntoIterator<Item = &'a Divergence> + 'a,
+) -> impl Iterator<Item = String> + 'a {
+    let pname = move |t: u32| {
+        test.threads
+            .get(t as usize - 1)
+            .map_or(format!("thread {t}"), |th| format!("P{}", th.index))
+    };
+    divergence.into_iter().map(move |d| {
+        format!(
+            "barrier divergence: {} reaches barrier `{}` (occurrence {}) but {} of its work-group never does",
+            pname(d.thread),
+            d.label,
+            d.occurrence,
+            pname(d.missing)
+        )
+    })
 }
