@@ -7,20 +7,7 @@ use scopecheck::sync::atomic::{fence, AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
 use scopecheck::{thread, MemoryModel};
 
-/// A tiny deterministic generator (xorshift64*), so every case is reproducible from its seed.
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use common::Gen;
 
 #[derive(Clone, Copy, Debug)]
 enum Instr {

@@ -5,6 +5,8 @@
 //! explorer must explore every one of them, and with a large bound exactly
 //! what the unbounded explorer explores.
 
+mod common;
+
 use scopecheck::sync::atomic::{fence, AtomicUsize, Ordering};
 use scopecheck::sync::{Arc, Mutex};
 use scopecheck::{thread, Builder};
@@ -13,20 +15,7 @@ use scopecheck_checker::explore::reference::canonical_key;
 use scopecheck_instrument::rt::{run_with, RunConfig, StrategyChoice};
 use std::collections::BTreeSet;
 
-/// A tiny deterministic generator (xorshift64*): every case is reproducible from its seed.
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use common::Gen;
 
 #[derive(Clone, Copy, Debug)]
 enum Instr {

@@ -142,3 +142,22 @@ pub fn within<T: Send + 'static>(guard: std::time::Duration, f: impl FnOnce() ->
     rx.recv_timeout(guard)
         .unwrap_or_else(|_| panic!("the run did not stop within {guard:?}: its bound was not honoured"))
 }
+
+/// A tiny deterministic generator (xorshift64*): every generated case is
+/// reproducible from its seed.
+pub struct Gen(pub u64);
+
+impl Gen {
+    /// The next number.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
