@@ -714,6 +714,23 @@ impl Decode<'_> {
         out.push(self.fence());
         Ok(out)
     }
+    /// The register instructions both dialects share (`add`, `sub`, `mov`),
+    /// as the statement they run; `None` for any other mnemonic head.
+    pub fn register_arith(&self, head: &str) -> Result<Option<Stmt>, ParseError> {
+        Ok(Some(match head {
+            "add" => self.arith(BinOp::Add)?,
+            "sub" => self.arith(BinOp::Sub)?,
+            "mov" => {
+                self.arity(2, "mov REG, VALUE")?;
+                self.stmt(StmtKind::AssignReg {
+                    name: self.reg(0)?,
+                    value: self.value(1)?,
+                })
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     /// `dst = a OP b` for the register arithmetic (`add r2, r2, 1`).
     pub fn arith(&self, op: BinOp) -> Result<Stmt, ParseError> {
         self.arity(3, &format!("{} REG, A, B", self.mnemonic))?;

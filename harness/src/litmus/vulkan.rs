@@ -14,18 +14,8 @@ use scopecheck_checker::model::gpu::{GpuKind, GpuOp, GpuOrder};
 pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError> {
     let parts: Vec<&str> = cx.mnemonic.split('.').collect();
     let head = parts[0];
-    match head {
-        "add" => return Ok((vec![cx.arith(BinOp::Add)?], None)),
-        "sub" => return Ok((vec![cx.arith(BinOp::Sub)?], None)),
-        "mov" => {
-            cx.arity(2, "mov REG, VALUE")?;
-            let s = cx.stmt(StmtKind::AssignReg {
-                name: cx.reg(0)?,
-                value: cx.value(1)?,
-            });
-            return Ok((vec![s], None));
-        }
-        _ => {}
+    if let Some(stmt) = cx.register_arith(head)? {
+        return Ok((vec![stmt], None));
     }
     let mut op = GpuOp::default();
     let mut rmw: Option<&str> = None;
