@@ -1476,18 +1476,12 @@ impl Engine {
         }
     }
 
-    /// Whether thread `t`'s latest event is a weak compare-exchange on `loc`
-    /// that read `w` and failed spuriously. A second spurious failure on the
-    /// same write would repeat that step exactly, so it is not explored
-    /// (otherwise every retry loop would have infinitely many executions).
+    /// Whether a spurious failure of thread `t`'s weak compare-exchange on
+    /// `loc` reading `w` would repeat an earlier one exactly, so that it is
+    /// not explored (`crate::retry`; otherwise every retry loop would have
+    /// infinitely many executions).
     fn just_failed_spuriously(&self, t: ThreadId, loc: Loc, w: EventId) -> bool {
-        let n = self.graph.thread_len(t);
-        n > 0
-            && self
-                .graph
-                .event(EventId::new(t, n - 1))
-                .as_read()
-                .is_some_and(|r| r.spurious && r.loc == loc && r.rf == w)
+        crate::retry::repeats_spurious_failure(&self.graph, t, loc, w)
     }
 
     fn sc_check_needed(&self) -> bool {
