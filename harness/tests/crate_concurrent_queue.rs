@@ -11,58 +11,15 @@
 //! benchmark and other test files, whose dev-dependencies are not
 //! downloaded), so the build runs `--offline`.
 
+mod common;
+
+use common::registry::{self, copy_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The host's target triple (cargo metadata resolves only its packages:
-/// those of other platforms are not downloaded).
-fn host() -> String {
-    let out = Command::new("rustc").arg("-vV").output().expect("rustc -vV runs");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .expect("rustc -vV names the host")
-        .to_string()
-}
-
 /// Where cargo keeps concurrent-queue 2.5.0's sources.
 fn package_dir() -> PathBuf {
-    let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline", "--filter-platform"])
-        .arg(host())
-        .arg("--manifest-path")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
-    let pkg = meta["packages"]
-        .as_array()
-        .expect("packages")
-        .iter()
-        .find(|p| p["name"] == "concurrent-queue" && p["version"] == "2.5.0")
-        .expect("concurrent-queue 2.5.0 among the packages (a dev-dependency of scopecheck)");
-    Path::new(pkg["manifest_path"].as_str().expect("manifest path"))
-        .parent()
-        .expect("package dir")
-        .to_path_buf()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
+    registry::package_dir("concurrent-queue", "2.5.0", "a dev-dependency of scopecheck")
 }
 
 /// The manifest with the loom dependency pointing at this crate, and the
@@ -117,7 +74,11 @@ fn scratch(name: &str, bug: bool) -> PathBuf {
         // fresh and linked against the correct copy's library (which is
         // how this test once passed without the bug being compiled in).
         let version = "\nversion = \"2.5.0\"\n";
-        assert_eq!(manifest.matches(version).count(), 1, "concurrent-queue's manifest changed");
+        assert_eq!(
+            manifest.matches(version).count(),
+            1,
+            "concurrent-queue's manifest changed"
+        );
         manifest = manifest.replace(version, "\nversion = \"2.5.0-relaxed-stamp\"\n");
     }
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();

@@ -17,6 +17,9 @@
 //! from loom" repeats them); [`FILES`] says which files must compile.
 //! loom's files are never committed: they are read from cargo's cache.
 
+mod common;
+
+use common::registry::{self, cargo, workspace};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -64,58 +67,9 @@ const RUN_IGNORED: &[(&str, &str, &str)] = &[(
 /// The longest one test binary may run before it is counted as hanging.
 const BINARY_TIMEOUT: Duration = Duration::from_secs(600);
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
-/// The host's target triple (`cargo metadata` is asked about it only: for
-/// every platform it would want crates that were never downloaded).
-fn host() -> String {
-    let out = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
-        .arg("-vV")
-        .output()
-        .expect("rustc -vV runs");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .expect("rustc -vV names the host")
-        .to_string()
-}
-
 /// The directory of the loom 0.7 package cargo downloaded.
 fn loom_dir() -> PathBuf {
-    let out = cargo()
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--offline",
-            "--filter-platform",
-            &host(),
-        ])
-        .current_dir(workspace())
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let loom = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "loom" && p["version"].as_str().is_some_and(|v| v.starts_with("0.7.")))
-        .expect("loom 0.7 is a dev-dependency of bench");
-    Path::new(loom["manifest_path"].as_str().unwrap())
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    registry::package_dir("loom", "0.7.", "a dev-dependency of bench")
 }
 
 /// Writes the scratch crate (loom's test files copied unchanged) and

@@ -161,3 +161,6 @@ impl Gen {
         self.next() % n
     }
 }
+
+/// Packages cargo downloaded: where they are, and scratch copies.
+pub mod registry;
