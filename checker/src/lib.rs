@@ -19,6 +19,7 @@ pub mod memory;
 pub mod model;
 pub mod progress;
 pub mod races;
+pub mod sched;
 pub mod scope;
 pub mod space;
 pub mod token;

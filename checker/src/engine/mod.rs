@@ -38,6 +38,8 @@ use crate::progress::{Progress, ProgressState};
 use crate::token;
 use smallvec::SmallVec;
 
+pub use crate::sched::{ExecutionEnd, RfChoice, ThreadStatus};
+
 /// Why an execution stops early.
 #[derive(Debug)]
 pub enum Stop {
@@ -53,22 +55,6 @@ pub enum Stop {
     Cut,
 }
 
-/// What the runtime knows about a thread when it asks whom to run.
-#[derive(Clone, Debug)]
-pub enum ThreadStatus {
-    /// No such thread, or it has finished.
-    Gone,
-    /// It waits to perform this visible operation.
-    Op(Op, SourceLoc),
-    /// It called `spin_loop`/`yield_now` and waits for news.
-    SpinWait,
-    /// It gave up this execution (a litmus loop past its unroll bound): it
-    /// never runs again, the others go on so that their events (and the
-    /// alternatives they open) are still explored, and the execution then
-    /// counts as blocked rather than complete.
-    Discarded,
-}
-
 /// The scheduler's answer.
 #[derive(Debug)]
 pub enum Sched {
@@ -81,17 +67,6 @@ pub enum Sched {
     Blocked,
     /// No thread can run: the program hangs.
     Deadlock(Box<Failure>),
-}
-
-/// How an execution ended.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum ExecutionEnd {
-    /// All threads finished.
-    Complete,
-    /// Abandoned without a result (counted as blocked).
-    Blocked,
-    /// Stopped at a failure.
-    Failed,
 }
 
 /// Counters over a whole exploration.
@@ -169,16 +144,6 @@ pub struct WaitSite {
     /// What the thread waits on, as a noun phrase (`"a condvar"`); `None`
     /// for a `spin_loop` or `yield_now` in user code.
     pub on: Option<&'static str>,
-}
-
-/// A choice of write for a read: the write, and for a weak compare-exchange
-/// that could succeed, whether it fails spuriously.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct RfChoice {
-    /// The write read from.
-    pub write: EventId,
-    /// A spurious failure of `compare_exchange_weak`.
-    pub spurious: bool,
 }
 
 /// Read choices of one new read (inline: made for every read added).
