@@ -192,8 +192,8 @@ pub(super) fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
 
 /// A step that does no operation (one iteration of an interpreted loop
 /// whose body touches no memory): it counts toward the thread's
-/// [`RunConfig::max_steps`] and lets the run's deadline
-/// ([`RunConfig::max_duration`]) stop the execution even when the thread
+/// [`RunConfig::max_steps`](super::RunConfig::max_steps) and lets the run's deadline
+/// ([`RunConfig::max_duration`](super::RunConfig::max_duration)) stop the execution even when the thread
 /// never reaches a shim operation; `src` is where the loop is (a runaway
 /// report names it). Outside a model: nothing.
 pub fn tick(src: SourceLoc) {
