@@ -14,8 +14,21 @@
 //! spawn, join and atomic synchronization order both spaces (rules 1 and 2
 //! of `space.rs`).
 
-use crate::event::{EventId, FenceSpace, ThreadId};
-use crate::space::Space;
+use crate::ids::{EventId, ThreadId};
+use crate::space::{FenceSpace, Space};
+
+/// What a write carries to the acquire reads that read it (C++20 release
+/// sequences and release fences; RC11's release sequences add the
+/// thread's earlier release write to the same location).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Msg {
+    /// Nothing (a relaxed write with no release fence before it).
+    Empty,
+    /// The write's own hb view (a release write).
+    Hb,
+    /// A clock of the arena.
+    Slot(u32),
+}
 
 /// Threads a clock holds inline. Views are copied for every event added;
 /// an inline array is copied as a few vector moves, where a small vector

@@ -5,16 +5,11 @@
 //! by a write part, as in GenMC) and answers with an [`OpResult`].
 
 use crate::clock::Clock;
+pub use crate::ids::{EventId, ThreadId, Value};
 pub use crate::scope::{Placement, Scope};
 pub use crate::space::{FenceSpace, Space};
 use std::fmt;
 use std::panic::Location;
-
-/// Index of a thread in one execution (0 is the thread that runs the model's closure).
-pub type ThreadId = u32;
-
-/// A value held by a memory location. Narrower atomics are zero-extended into it.
-pub type Value = u64;
 
 /// Where in the user's source an operation was issued: a Rust line from
 /// `#[track_caller]`, or a line of a litmus file.
@@ -154,54 +149,6 @@ impl fmt::Display for Loc {
             return write!(f, "token{}", self.thread());
         }
         write!(f, "loc{}.{}", self.thread(), self.seq())
-    }
-}
-
-/// The position of an event: its thread and its index in program order.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EventId {
-    /// Thread of the event ([`EventId::INIT_THREAD`] for initial writes).
-    pub thread: ThreadId,
-    /// Index of the event in its thread's program order.
-    pub index: u32,
-}
-
-impl EventId {
-    /// Thread number used by the initial write of every location.
-    pub const INIT_THREAD: ThreadId = u32::MAX;
-    /// The initial write of the location an access refers to.
-    pub const INIT: EventId = EventId {
-        thread: EventId::INIT_THREAD,
-        index: 0,
-    };
-    /// Builds an event id.
-    pub fn new(thread: ThreadId, index: u32) -> EventId {
-        EventId { thread, index }
-    }
-    /// The next event of the same thread.
-    #[inline]
-    pub fn next(self) -> EventId {
-        EventId::new(self.thread, self.index + 1)
-    }
-    /// Whether this is the initial write of a location.
-    pub fn is_init(self) -> bool {
-        self.thread == EventId::INIT_THREAD
-    }
-}
-
-impl fmt::Debug for EventId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_init() {
-            write!(f, "init")
-        } else {
-            write!(f, "T{}.{}", self.thread, self.index)
-        }
-    }
-}
-
-impl fmt::Display for EventId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
     }
 }
 
@@ -781,7 +728,7 @@ pub struct Event {
     pub(crate) hb: u32,
     /// For writes: what a reader acquires by reading it (release sequences,
     /// fences; `ExecutionGraph::msg` asks it).
-    pub(crate) msg: crate::graph::Msg,
+    pub(crate) msg: crate::clock::Msg,
     /// The number of view clocks the graph held once the event was added
     /// (what a graph cut back to this event keeps).
     pub(crate) mark: u32,
@@ -805,7 +752,7 @@ pub struct Event {
     /// The DRFrlx class of a relaxed atomic access, when the program gave one
     /// (seed 004; `None` for every other event, and for unclassified relaxed
     /// atomics).
-    pub rlx: Option<crate::drfrlx::RlxClass>,
+    pub rlx: Option<crate::rlx_class::RlxClass>,
 }
 
 impl Event {

@@ -17,7 +17,7 @@
 //!   the two operands' bit patterns, unchanged (or the canonical NaN when
 //!   both are NaN).
 
-use crate::event::Value;
+use crate::ids::Value;
 
 /// The arithmetic of a floating-point read-modify-write.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

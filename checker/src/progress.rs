@@ -42,9 +42,9 @@
 //! a function of the graph (a block has started iff one of its threads has a
 //! visible event), so every re-execution of a kept graph schedules alike.
 
-use crate::engine::ThreadStatus;
 use crate::event::{Event, EventId, EventKind, Loc, Op, ThreadId};
 use crate::graph::ExecutionGraph;
+use crate::sched::ThreadStatus;
 use smallvec::SmallVec;
 use std::fmt;
 

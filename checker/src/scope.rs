@@ -7,7 +7,7 @@
 //! u iff u is in t's S-group; two operations are *mutually scope-inclusive*
 //! iff each one's scope includes the other's thread.
 
-use crate::event::ThreadId;
+use crate::ids::ThreadId;
 use std::fmt;
 
 /// A memory scope, from the narrowest to the widest.

@@ -162,7 +162,7 @@ pub fn derived_failure(success: Ordering) -> Ordering {
 
 /// The checker's order for a std one.
 fn order(o: Ordering) -> Order {
-    crate::atomic::order(o)
+    crate::raw_atomic::order(o)
 }
 
 /// An atomic reference to a [`Plain`] cell: `sycl::atomic_ref` or

@@ -6,7 +6,7 @@
 //! overlaps a conflicting access in progress fails the thread. [`Cell`] is
 //! loom's checked `std::cell::Cell`, built on it.
 
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Loc, LocKind, SourceLoc};
 

@@ -24,7 +24,7 @@
 //! section 3.4.3), still as accesses of their location so that races are
 //! judged on them.
 
-use crate::atomic::RawAtomic;
+use crate::raw_atomic::RawAtomic;
 use crate::rt;
 use crate::typed::{word, Arithmetic, Bitwise, MinMax, Typed};
 use crate::value::AtomicValue;

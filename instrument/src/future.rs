@@ -1,7 +1,7 @@
 //! loom's `future` module (with the `futures` feature): [`block_on`] and
 //! [`AtomicWaker`], for checking code built on `std::task`.
 
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use crate::sync::{cas, load, store};
 use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, ValueType};

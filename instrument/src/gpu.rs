@@ -479,7 +479,7 @@ where
         panic!("scopecheck: {why}, got {cfg:?}");
     }
     // A location names this kernel run, so barrier groups of two launches differ.
-    let kernel_id = crate::atomic::alloc(0, LocKind::Cell);
+    let kernel_id = crate::raw_atomic::alloc(0, LocKind::Cell);
     let states: Vec<S> = (0..cfg.grid.count()).map(&shared).collect();
     let kernel = &kernel;
     thread::scope(|s| {

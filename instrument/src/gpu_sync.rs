@@ -23,7 +23,7 @@
 //! latch counted below zero, a semaphore released past its maximum) panics
 //! at the user's line with what was violated.
 
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::Loc;
 use scopecheck_checker::event::{LocKind, Op, Order, RmwOp, Scope, SourceLoc, Value};

@@ -18,7 +18,7 @@
 //! and the first to finish wins (loom does the same); the other value is
 //! dropped at once.
 
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use crate::thread::registry;
 use scopecheck_checker::event::{Loc, LocKind, Op, OpResult, Order, Scope, SourceLoc};

@@ -20,6 +20,7 @@ mod gpu_record;
 mod gpu_sync;
 pub mod hint;
 pub mod lazy_static;
+mod raw_atomic;
 pub mod rt;
 pub mod sync;
 pub mod thread;

@@ -26,7 +26,7 @@ mod notify;
 
 pub use notify::Notify;
 
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, Value, ValueType};
 use std::cell::UnsafeCell;

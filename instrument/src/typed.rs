@@ -11,7 +11,7 @@ mod scoped;
 pub use ops::{Arithmetic, Bitwise, MinMax};
 pub(crate) use scoped::scoped_ops;
 
-use crate::atomic::RawAtomic;
+use crate::raw_atomic::RawAtomic;
 use crate::value::{AtomicValue, ValueKind};
 use scopecheck_checker::event::{Loc, LocKind, Order, RmwOp, Scope, Space, Value};
 use std::marker::PhantomData;

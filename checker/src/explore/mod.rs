@@ -15,10 +15,10 @@ pub mod replay;
 mod revisit;
 pub mod trust;
 
-use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
 use crate::event::{EventId, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use crate::sched::{ExecutionEnd, RfChoice, ThreadStatus};
 
 /// Decides the choices of each execution.
 pub trait Strategy {

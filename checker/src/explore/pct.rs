@@ -26,10 +26,10 @@
 //! The memory choices add their own probability.
 
 use super::Strategy;
-use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::{EventId, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use crate::sched::{RfChoice, ThreadStatus};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 

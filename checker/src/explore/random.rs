@@ -2,10 +2,10 @@
 //! from a seeded generator, for a given number of executions.
 
 use super::Strategy;
-use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::{EventId, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use crate::sched::{RfChoice, ThreadStatus};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 

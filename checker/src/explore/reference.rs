@@ -9,10 +9,10 @@
 //! check the optimal explorer against it.
 
 use super::Strategy;
-use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
 use crate::event::{EventId, EventKind, RmwOp, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use crate::sched::{ExecutionEnd, RfChoice, ThreadStatus};
 use std::collections::HashSet;
 
 /// Depth-first enumeration of every choice sequence.

@@ -11,10 +11,10 @@
 //! [`Strategy::divergence`] says where, in the program's terms.
 
 use super::Strategy;
-use crate::engine::{ExecutionEnd, RfChoice, ThreadStatus};
 use crate::event::{EventId, EventKind, Loc, Op, SourceLoc, ThreadId};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
+use crate::sched::{ExecutionEnd, RfChoice, ThreadStatus};
 use crate::token::{Record, Token};
 use std::collections::HashMap;
 
@@ -429,5 +429,20 @@ impl Strategy for Replay {
         };
         self.diverge(g, expected, "the program cannot place the write there".into());
         places.len() - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_thread_number_costs_nothing_to_replay() {
+        // A well-formed token naming thread 4,000,000,000 (the one of
+        // `token`'s test of the same name): the replay keeps its threads in
+        // a map, not a vector that long.
+        let t = crate::token::decode("sc2.AgABhbC4p2gBBQ").unwrap();
+        assert_eq!(t.records.len(), 1);
+        let _ = Replay::new(t);
     }
 }

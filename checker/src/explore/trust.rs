@@ -19,10 +19,10 @@ use super::pool::{Subtree, WorkPool};
 use super::revisit::{needs_check, revisit_graph, revisit_view, Revisit};
 use super::Strategy;
 use crate::clock::Clock;
-use crate::engine::{RfChoice, ThreadStatus};
 use crate::event::*;
 use crate::graph::{ExecutionGraph, View};
 use crate::model::MemoryModel;
+use crate::sched::{RfChoice, ThreadStatus};
 use smallvec::SmallVec;
 use std::sync::Arc;
 

@@ -13,10 +13,11 @@ use crate::scope::{mutually_inclusive, Actor};
 mod locs;
 mod views;
 
+pub use crate::clock::Msg;
 pub use locs::LocData;
 use locs::LocTable;
+pub use views::View;
 use views::{Arena, NewViews};
-pub use views::{Msg, View};
 
 /// Which synchronization rules a model uses when views are computed.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -19,7 +19,7 @@
 
 use super::ExecutionGraph;
 use super::SyncRules;
-use crate::clock::{Clock, SharedClock};
+use crate::clock::{Clock, Msg, SharedClock};
 use crate::event::*;
 use crate::scope::mutually_inclusive;
 
@@ -84,19 +84,6 @@ impl Arena {
 struct ViewRef {
     slot: u32,
     own: Option<EventId>,
-}
-
-/// What a write carries to the acquire reads that read it (C++20 release
-/// sequences and release fences; RC11's release sequences add the
-/// thread's earlier release write to the same location).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Msg {
-    /// Nothing (a relaxed write with no release fence before it).
-    Empty,
-    /// The write's own hb view (a release write).
-    Hb,
-    /// A clock of the arena.
-    Slot(u32),
 }
 
 /// A downward-closed set of events: a view of the graph to ask questions of.

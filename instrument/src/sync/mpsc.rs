@@ -25,7 +25,7 @@
 //! The messages themselves are plain values the checker does not track.
 
 use super::{fetch, load, store};
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Loc, LocKind, Order, RmwOp, SourceLoc, Value};
 use std::cell::Cell;

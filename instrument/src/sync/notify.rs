@@ -2,7 +2,7 @@
 //! semantics (loom's mock of the park/unpark pattern).
 
 use super::{cas, store};
-use crate::atomic::alloc;
+use crate::raw_atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Loc, LocKind, Order, SourceLoc};
 use std::fmt;

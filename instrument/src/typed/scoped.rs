@@ -11,20 +11,20 @@ macro_rules! scoped_ops {
     (any, $cell:ident) => {
         /// Atomic load (`Relaxed`, `Acquire` or `SeqCst`).
         #[track_caller]
-        pub fn load(&self, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.load($crate::atomic::load_order(o), scope)
+        pub fn load(&self, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.load($crate::raw_atomic::load_order(o), scope)
         }
 
         /// Atomic store (`Relaxed`, `Release` or `SeqCst`).
         #[track_caller]
-        pub fn store(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) {
-            self.$cell.store(v, $crate::atomic::store_order(o), scope)
+        pub fn store(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) {
+            self.$cell.store(v, $crate::raw_atomic::store_order(o), scope)
         }
 
         /// Atomic swap: stores `v`, returning the old value.
         #[track_caller]
-        pub fn swap(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.swap(v, $crate::atomic::order(o), scope)
+        pub fn swap(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.swap(v, $crate::raw_atomic::order(o), scope)
         }
 
         /// Atomic compare-exchange (strong, compared bit for bit): `Ok(old)`
@@ -34,12 +34,12 @@ macro_rules! scoped_ops {
             &self,
             current: T,
             new: T,
-            success: $crate::atomic::Ordering,
-            failure: $crate::atomic::Ordering,
+            success: ::std::sync::atomic::Ordering,
+            failure: ::std::sync::atomic::Ordering,
             scope: Scope,
         ) -> Result<T, T> {
-            let failure = $crate::atomic::failure_order(failure);
-            let success = $crate::atomic::order(success);
+            let failure = $crate::raw_atomic::failure_order(failure);
+            let success = $crate::raw_atomic::order(success);
             self.$cell
                 .compare_exchange(current, new, success, failure, false, scope)
         }
@@ -48,47 +48,47 @@ macro_rules! scoped_ops {
         /// Atomic add (integers wrap, floats round to nearest, pointers move
         /// by `v` elements); returns the old value.
         #[track_caller]
-        pub fn fetch_add(&self, v: T::Operand, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_add(v, $crate::atomic::order(o), scope)
+        pub fn fetch_add(&self, v: T::Operand, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_add(v, $crate::raw_atomic::order(o), scope)
         }
 
         /// Atomic subtract; returns the old value.
         #[track_caller]
-        pub fn fetch_sub(&self, v: T::Operand, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_sub(v, $crate::atomic::order(o), scope)
+        pub fn fetch_sub(&self, v: T::Operand, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_sub(v, $crate::raw_atomic::order(o), scope)
         }
     };
     (bitwise, $cell:ident) => {
         /// Atomic bitwise (for `bool`: logical) and; returns the old value.
         #[track_caller]
-        pub fn fetch_and(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_and(v, $crate::atomic::order(o), scope)
+        pub fn fetch_and(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_and(v, $crate::raw_atomic::order(o), scope)
         }
 
         /// Atomic bitwise (for `bool`: logical) or; returns the old value.
         #[track_caller]
-        pub fn fetch_or(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_or(v, $crate::atomic::order(o), scope)
+        pub fn fetch_or(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_or(v, $crate::raw_atomic::order(o), scope)
         }
 
         /// Atomic bitwise (for `bool`: logical) xor; returns the old value.
         #[track_caller]
-        pub fn fetch_xor(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_xor(v, $crate::atomic::order(o), scope)
+        pub fn fetch_xor(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_xor(v, $crate::raw_atomic::order(o), scope)
         }
     };
     (min_max, $cell:ident) => {
         /// Atomic minimum (signed for signed integers; floats: a NaN loses,
         /// -0.0 < +0.0); returns the old value.
         #[track_caller]
-        pub fn fetch_min(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_min(v, $crate::atomic::order(o), scope)
+        pub fn fetch_min(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_min(v, $crate::raw_atomic::order(o), scope)
         }
 
         /// Atomic maximum; returns the old value.
         #[track_caller]
-        pub fn fetch_max(&self, v: T, o: $crate::atomic::Ordering, scope: Scope) -> T {
-            self.$cell.fetch_max(v, $crate::atomic::order(o), scope)
+        pub fn fetch_max(&self, v: T, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
+            self.$cell.fetch_max(v, $crate::raw_atomic::order(o), scope)
         }
     };
 }

@@ -1,0 +1,154 @@
+//! The raw core every atomic front end is built on: one location of the
+//! checker ([`RawAtomic`]: allocation, the execution check, each operation
+//! as an `Op`), and std orderings mapped to the checker's (`order`,
+//! `load_order`, ...: std's words when an ordering is invalid). Apart from
+//! the std-shaped front end (`atomic`) so that the front ends (`atomic`,
+//! `typed`, `drfrlx`) all stand on it and none on another.
+
+use crate::rt;
+use scopecheck_checker::event::{Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, Space, Value, ValueType};
+use std::sync::atomic::Ordering;
+
+pub(crate) fn order(o: Ordering) -> Order {
+    match o {
+        Ordering::Relaxed => Order::Relaxed,
+        Ordering::Acquire => Order::Acquire,
+        Ordering::Release => Order::Release,
+        Ordering::AcqRel => Order::AcqRel,
+        Ordering::SeqCst => Order::SeqCst,
+        _ => Order::SeqCst,
+    }
+}
+
+#[track_caller]
+pub(crate) fn load_order(o: Ordering) -> Order {
+    match o {
+        Ordering::Release => panic!("there is no such thing as a release load"),
+        Ordering::AcqRel => panic!("there is no such thing as an acquire-release load"),
+        o => order(o),
+    }
+}
+
+#[track_caller]
+pub(crate) fn store_order(o: Ordering) -> Order {
+    match o {
+        Ordering::Acquire => panic!("there is no such thing as an acquire store"),
+        Ordering::AcqRel => panic!("there is no such thing as an acquire-release store"),
+        o => order(o),
+    }
+}
+
+#[track_caller]
+pub(crate) fn failure_order(o: Ordering) -> Order {
+    match o {
+        Ordering::Release => panic!("there is no such thing as a release failure ordering"),
+        Ordering::AcqRel => panic!("there is no such thing as an acquire-release failure ordering"),
+        o => order(o),
+    }
+}
+
+/// Allocates an atomic location holding `v`.
+#[track_caller]
+pub(crate) fn alloc(v: Value, kind: LocKind) -> Loc {
+    alloc_in(v, kind, Space::Global, false)
+}
+
+/// Allocates a location holding `v` in memory space `space`; `addresses`:
+/// its values are of a pointer type (taken from the running execution when
+/// a kept graph is replayed, docs/heap-addresses.md).
+#[track_caller]
+pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space, addresses: bool) -> Loc {
+    match rt::op(Op::Alloc {
+        init: v,
+        kind,
+        space,
+        addresses,
+    }) {
+        OpResult::Loc(l) => l,
+        r => unreachable!("alloc answered {r:?}"),
+    }
+}
+
+/// The raw operations every atomic type is built on.
+pub(crate) struct RawAtomic {
+    pub(crate) loc: Loc,
+    pub(crate) ty: ValueType,
+    /// Its execution: checked at every access (an object kept past its
+    /// execution would alias a location of a later one).
+    born: rt::Born,
+}
+
+impl RawAtomic {
+    /// A location in memory space `space` (local memory follows local
+    /// happens-before: `space.rs`).
+    #[track_caller]
+    pub(crate) fn new_in(v: Value, ty: ValueType, kind: LocKind, space: Space, addresses: bool) -> RawAtomic {
+        RawAtomic {
+            loc: alloc_in(ty.mask(v), kind, space, addresses),
+            ty,
+            born: rt::Born::here(),
+        }
+    }
+
+    /// Checks that the location is used in the execution that made it
+    /// (every `RawAtomic` is an atomic location: locks and cells have
+    /// their own front ends).
+    #[inline(always)]
+    #[track_caller]
+    fn check(&self) {
+        self.born.check("an atomic");
+    }
+
+    #[track_caller]
+    pub(crate) fn load_at(&self, o: Order, scope: Scope) -> Value {
+        self.check();
+        match rt::op(Op::Load {
+            loc: self.loc,
+            order: o,
+            scope,
+        }) {
+            OpResult::Value(v) => v,
+            r => unreachable!("load answered {r:?}"),
+        }
+    }
+
+    #[track_caller]
+    pub(crate) fn store_at(&self, v: Value, o: Order, scope: Scope) {
+        self.check();
+        rt::op(Op::Store {
+            loc: self.loc,
+            order: o,
+            value: self.ty.mask(v),
+            scope,
+        });
+    }
+
+    // Inline: the caller's operation is then taken field by field, not
+    // copied with wide loads that wait on the narrow stores that built it.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn rmw_at(&self, op: RmwOp, success: Order, failure: Order, scope: Scope) -> (Value, bool) {
+        self.check();
+        let op = match op {
+            RmwOp::Cas { expected, new, weak } => RmwOp::Cas {
+                expected: self.ty.mask(expected),
+                new: self.ty.mask(new),
+                weak,
+            },
+            other => other,
+        };
+        match rt::op(Op::Rmw {
+            loc: self.loc,
+            op,
+            ty: self.ty,
+            success,
+            failure,
+            await_: None,
+            scope,
+        }) {
+            OpResult::Value(v) => (v, true),
+            OpResult::Cas(v, ok) => (v, ok),
+            r => unreachable!("rmw answered {r:?}"),
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! The DRFrlx rewrite: while a [`DrfrlxSystem`] guard is alive, a run maps
+//! a DRFrlx program onto a DRFrlx system in C11 terms (paired seq_cst
+//! accesses bracketed by seq_cst fences). Apart because it is one
+//! analysis's switch, consulted by the operation path but owned by no other
+//! part of the runtime.
+
+use super::with_shared;
+use scopecheck_checker::event::{Op, Order, ThreadId};
+use std::cell::Cell;
+
+thread_local! {
+    static DRFRLX_SYSTEM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// While a `DrfrlxSystem` is alive, runs on this thread map a DRFrlx program onto a DRFrlx system in C11
+/// terms, as the DRFrlx check's weak-model run needs:
+/// - unpaired accesses run as `SeqCst` ([`crate::drfrlx::relaxed_order`]):
+///   DRF1 keeps unpaired atomics in program order with the other atomics of
+///   their thread, and `SeqCst` is C11's nearest order that does so (seed
+///   004, section 3.7: the theorem assumes a DRF1-compliant system);
+/// - every paired access (a seq_cst atomic access that carries no DRFrlx
+///   class; acquire and release ones are outside DRFrlx and run as they
+///   are) is issued between two seq_cst fences. DRFrlx
+///   lets relaxed classes be reordered with each other and with data, but
+///   not across paired atomics (sections 3.2-3.4: "reordering ... with
+///   respect to other relaxed atomics"); C11's seq_cst accesses alone do not
+///   stop a relaxed access from moving across them (figure 2b's program has
+///   no illegal race, yet `rc11` lets its relaxed `Y` load be satisfied
+///   before the paired `Z` load, which SC forbids).
+///
+/// A guard rather than an on/off switch, so that a panic between the two
+/// (inside the checker, or a panicking callback) cannot leave later runs on
+/// this thread mapped.
+pub struct DrfrlxSystem {
+    _private: (),
+}
+
+impl DrfrlxSystem {
+    /// Turns the mapping on until the guard is dropped.
+    pub fn on() -> DrfrlxSystem {
+        DRFRLX_SYSTEM.with(|p| p.set(true));
+        DrfrlxSystem { _private: () }
+    }
+}
+
+impl Drop for DrfrlxSystem {
+    fn drop(&mut self) {
+        DRFRLX_SYSTEM.with(|p| p.set(false));
+    }
+}
+
+/// Whether a [`DrfrlxSystem`] guard is alive on this thread.
+pub fn drfrlx_system() -> bool {
+    DRFRLX_SYSTEM.with(|p| p.get())
+}
+
+/// Whether `op`, issued by thread `t`, is a paired access that
+/// a [`DrfrlxSystem`] run brackets with fences.
+pub(super) fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
+    let order = match *op {
+        Op::Load { order, .. } | Op::Store { order, .. } => order,
+        Op::Rmw { success, .. } => success,
+        _ => return false,
+    };
+    // Only seq_cst ones: DRFrlx's paired atomics are SC atomics. Acquire
+    // and release atomics are outside the model and keep their own
+    // semantics here, so that what they allow beyond SC shows up (and is
+    // blamed on them, not certified away by the fences).
+    order == Order::SeqCst && drfrlx_system() && with_shared(|s| s.engine.next_class(t).is_none())
+}

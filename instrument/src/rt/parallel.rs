@@ -1,0 +1,81 @@
+//! The parallel driver ([`run_parallel`]): one exhaustive exploration
+//! shared by several OS threads through the checker's work pool, their
+//! results merged. Apart because it is the one part of the runtime that
+//! crosses OS threads; each explorer thread runs the ordinary loop.
+
+use super::{check_not_nested, deadline_reason, run_strategy, RunConfig, RunResult};
+use scopecheck_checker::explore::{
+    pool::{PoolStop, WorkPool},
+    trust::Trust,
+};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Runs the exhaustive exploration of `f` on `threads` OS threads that
+/// share the work as it comes ([`WorkPool`]: an explorer gives the oldest
+/// subtree it holds to one that waits), and merges their results: the counts
+/// are exactly those of one exhaustive run. `config.strategy` is ignored;
+/// `max_executions` and `max_duration` bound the whole run.
+pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -> RunResult {
+    // Before any explorer thread starts: they have their own thread-locals,
+    // so only this thread can tell that it already runs a model.
+    check_not_nested("Builder::explore_parallel");
+    let threads = threads.max(1);
+    let start = Instant::now();
+    let deadline = config.max_duration.and_then(|d| start.checked_add(d));
+    let pool = Arc::new(WorkPool::new(threads, config.max_executions, deadline));
+    let mut each = config.clone();
+    each.max_executions = None;
+    each.max_duration = None;
+    // One explorer per OS thread; the calling thread is one of them.
+    let explore = |pool: &Arc<WorkPool>, me: usize| {
+        let mut mine: Vec<RunResult> = Vec::new();
+        while let Some(subtree) = pool.take(me) {
+            let strategy = Box::new(Trust::worker(pool.clone(), subtree, me));
+            // Each explorer also watches the pool's deadline inside its
+            // executions: the pool itself only looks between them.
+            let (r, cut) = run_strategy(&each, deadline, strategy, f, &mut |_, _| {});
+            if cut {
+                pool.stop(PoolStop::Deadline);
+            }
+            if r.failures.len() >= each.max_failures {
+                pool.stop(PoolStop::Failures);
+            }
+            mine.push(r);
+        }
+        mine
+    };
+    let results: Vec<RunResult> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads)
+            .map(|me| {
+                let (explore, pool) = (&explore, &pool);
+                scope.spawn(move || explore(pool, me))
+            })
+            .collect();
+        let mut all = explore(&pool, 0);
+        for h in handles {
+            match h.join() {
+                Ok(r) => all.extend(r),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        all
+    });
+    let mut it = results.into_iter();
+    let mut total = it.next().expect("the first subtree was explored");
+    for r in it {
+        total.merge(r);
+    }
+    total.failures.truncate(config.max_failures);
+    total.elapsed = start.elapsed();
+    if let Some(why) = pool.stop_reason() {
+        total.complete = false;
+        total.incomplete_reason = Some(match why {
+            PoolStop::Failures => "stopped at the first failure".into(),
+            PoolStop::Executions(max) => format!("stopped after max_executions = {max}"),
+            PoolStop::Deadline => deadline_reason(config.max_duration.unwrap_or_default()),
+        });
+    }
+    total.strategy = "exhaustive (parallel)";
+    total
+}
