@@ -500,7 +500,14 @@ fn litmus(args: LitmusArgs) -> ExitCode {
                         progress.iter().map(|&q| (q, Err(m.clone()))).collect()
                     }
                 };
-                if tx.send(Done { job: k, outcome, liveness }).is_err() {
+                if tx
+                    .send(Done {
+                        job: k,
+                        outcome,
+                        liveness,
+                    })
+                    .is_err()
+                {
                     break;
                 }
             });
@@ -515,7 +522,9 @@ fn litmus(args: LitmusArgs) -> ExitCode {
             bar.set_message(jobs[done.job].file.display().to_string());
             pending[done.job] = Some((done.outcome, done.liveness));
             while printed < jobs.len() {
-                let Some((outcome, liveness)) = pending[printed].take() else { break };
+                let Some((outcome, liveness)) = pending[printed].take() else {
+                    break;
+                };
                 let job = &jobs[printed];
                 bar.suspend(|| report(job, &outcome, &liveness, &args, &expectations, &mut stats, &mut out));
                 printed += 1;

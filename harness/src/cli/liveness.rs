@@ -29,7 +29,10 @@ pub fn run(file: &Path, progress: &[ProgressModel]) -> Found {
 
 /// The answers as `--expect` compares them.
 pub fn verdicts(found: &Found) -> Vec<(ProgressModel, Result<bool, String>)> {
-    found.iter().map(|(p, r)| (*p, r.as_ref().map(|l| l.live).map_err(Clone::clone))).collect()
+    found
+        .iter()
+        .map(|(p, r)| (*p, r.as_ref().map(|l| l.live).map_err(Clone::clone)))
+        .collect()
 }
 
 /// One line per progress model, for the herd-style text.
@@ -49,7 +52,10 @@ pub fn text(found: &Found, file: &str) -> String {
 pub fn add_json(obj: &mut Map<String, Json>, found: &Found, file: &str) {
     let one = |r: &Result<Liveness, String>| -> (Json, Json) {
         match r {
-            Ok(l) => (json!(l.live), l.witness.as_ref().map_or(Json::Null, |w| json!(w.text(file)))),
+            Ok(l) => (
+                json!(l.live),
+                l.witness.as_ref().map_or(Json::Null, |w| json!(w.text(file))),
+            ),
             Err(e) => (Json::Null, json!({ "error": e })),
         }
     };

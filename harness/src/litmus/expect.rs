@@ -333,7 +333,10 @@ pub fn compare_liveness(
                 "liveness under {p}: expected {}, found {}",
                 *want as u8, *live as u8
             )),
-            Some((_, Err(m))) => diffs.push(format!("liveness under {p}: expected {}, found no answer: {m}", *want as u8)),
+            Some((_, Err(m))) => diffs.push(format!(
+                "liveness under {p}: expected {}, found no answer: {m}",
+                *want as u8
+            )),
             None => diffs.push(format!("liveness under {p}: expected {}, not checked", *want as u8)),
         }
     }
