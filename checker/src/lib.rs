@@ -18,6 +18,7 @@ pub mod graph;
 pub mod memory;
 pub mod model;
 pub mod progress;
+pub mod progress_model;
 pub mod races;
 pub mod scope;
 pub mod space;
