@@ -645,6 +645,13 @@ fn report(
         Err(_) if known_reason.is_some() => {}
         Err(_) => stats.errors += 1,
     }
+    // A liveness check that could not answer is an error of the run.
+    for (_, r) in liveness {
+        if let Err(e) = r {
+            eprint_line(e);
+            stats.errors += 1;
+        }
+    }
     let expect_file = args
         .expect
         .as_ref()

@@ -189,6 +189,25 @@ fn json_liveness_field() {
     assert_eq!(j["verdict"], "Ok");
 }
 
+/// `--progress` on a C test: the liveness error is printed and the run fails.
+#[test]
+fn progress_on_a_c_test_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("c.litmus");
+    std::fs::write(
+        &f,
+        "C t\n{ x = 0; }\nP0 (atomic_int* x) {\n  atomic_store(x, 1);\n}\nexists (x=1)\n",
+    )
+    .unwrap();
+    let out = scopecheck(&["litmus", "--progress", "fair", f.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("c.litmus: liveness (--progress) is checked for PTX and Vulkan tests only"),
+        "{err}"
+    );
+}
+
 /// `--expect` compares liveness rows: the folder's file agrees, and a row
 /// that says otherwise is a disagreement naming the progress model.
 #[test]
