@@ -19,6 +19,7 @@ pub mod ids;
 pub mod memory;
 pub mod model;
 pub mod progress;
+pub mod progress_model;
 pub mod races;
 pub mod retry;
 pub mod rlx_class;

@@ -76,6 +76,10 @@ pub enum Progress {
         /// Between threads of different work-groups.
         between_groups: Guarantee,
     },
+    /// A GPU progress model of Sorensen et al. (`hsa`, `obe`, `lobe`,
+    /// `hsa_obe`; `crate::progress_model`), between work-groups and
+    /// between the work-items of one.
+    Gpu(crate::progress_model::GpuProgress),
 }
 
 /// The forward-progress guarantee between two threads, at one level of
@@ -128,7 +132,7 @@ impl Progress {
                 within_group,
                 between_groups,
             } => Some(if same_group { within_group } else { between_groups }),
-            Progress::OccupancyBound { .. } => None,
+            Progress::OccupancyBound { .. } | Progress::Gpu(_) => None,
         }
     }
 }
@@ -141,6 +145,7 @@ impl fmt::Display for Progress {
                 write!(f, "occupancy-bound, {resident_blocks} resident block(s)")
             }
             Progress::Unfair => f.write_str("unfair"),
+            Progress::Gpu(m) => write!(f, "{m}"),
             Progress::PerLevel {
                 within_group,
                 between_groups,
@@ -422,6 +427,20 @@ impl ProgressState {
             .iter()
             .enumerate()
             .find_map(|(k, kern)| kern.blocks.iter().position(|b| b.contains(&t)).map(|b| (k, b as u32)))
+    }
+
+    /// Every block of every kernel: (launch, block index, its threads).
+    pub fn blocks(&self) -> Vec<(usize, u32, &[ThreadId])> {
+        self.kernels
+            .iter()
+            .enumerate()
+            .flat_map(|(k, kern)| {
+                kern.blocks
+                    .iter()
+                    .enumerate()
+                    .map(move |(b, ts)| (k, b as u32, ts.as_slice()))
+            })
+            .collect()
     }
 
     /// The block index of GPU thread `t` in its kernel, if it is in one.

@@ -34,6 +34,7 @@ pub use loom_compat::{explore, skip_branch, stop_exploring, MAX_THREADS};
 pub use model::{model, Builder, Strategy};
 pub use report::Report;
 pub use scopecheck_checker::progress::{Guarantee, HangInfo, Progress};
+pub use scopecheck_checker::progress_model::GpuProgress;
 pub use scopecheck_checker::{Failure, FailureKind, MemoryModel};
 
 /// `std::sync` replacements.

@@ -11,6 +11,7 @@ use cli::out::{eprint_line, Out};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use scopecheck::drfrlx::{Check, Infer};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
+use scopecheck::litmus::liveness::ProgressModel;
 use scopecheck::litmus::output::{herd_text, witness_dot};
 use scopecheck::litmus::{check_drfrlx_file, check_file, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{MemoryModel, Strategy};
@@ -253,6 +254,12 @@ struct LitmusArgs {
     /// Iterations a `while` loop may run; executions needing more are discarded.
     #[arg(long, default_value_t = 2)]
     unroll: u32,
+    /// Also decide liveness of PTX and Vulkan tests under GPU progress
+    /// model(s): fair, obe, hsa, lobe, hsa_obe (comma-separated or
+    /// repeated): whether every execution the model allows ends. Without it,
+    /// the models named by --expect's liveness rows.
+    #[arg(long, value_delimiter = ',')]
+    progress: Vec<ProgressModel>,
     /// Exploration: `exhaustive` (optimal), `reference` (every interleaving,
     /// slow), `random:SEED:N` (N random executions), `pct:SEED:N:DEPTH` (N PCT
     /// executions targeting bugs of that depth), or `shard:I/N` (part I of N of
@@ -324,6 +331,8 @@ struct Job {
 struct Done {
     job: usize,
     outcome: Result<TestResult, TestError>,
+    /// Liveness under the progress models asked for (`--progress`, or the row's).
+    liveness: cli::liveness::Found,
 }
 
 fn run_job(job: &Job, base: &Options) -> Result<TestResult, TestError> {
@@ -472,6 +481,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         for _ in 0..workers {
             let tx = tx.clone();
             let (next, jobs, opts, stop) = (&next, &jobs, &opts, &stop);
+            let (given, rows) = (&args.progress, &expectations);
             // Deep recursion in the parser and the model threads' stacks live
             // elsewhere; the default worker stack is enough for the explorer.
             s.spawn(move || loop {
@@ -480,23 +490,43 @@ fn litmus(args: LitmusArgs) -> ExitCode {
                     break;
                 }
                 let outcome = run_job(&jobs[k], opts);
-                if tx.send(Done { job: k, outcome }).is_err() {
+                let row = model_of(&jobs[k], &outcome).and_then(|m| expect::find(rows, &jobs[k].file, m));
+                let progress = cli::liveness::wanted(given, row);
+                let liveness = match std::panic::catch_unwind(|| cli::liveness::run(&jobs[k].file, &progress)) {
+                    Ok(found) => found,
+                    Err(p) => {
+                        let m = scopecheck_instrument::rt::panic_message(&*p);
+                        let m = format!("scopecheck internal error (a bug in the checker): {m}");
+                        progress.iter().map(|&q| (q, Err(m.clone()))).collect()
+                    }
+                };
+                if tx
+                    .send(Done {
+                        job: k,
+                        outcome,
+                        liveness,
+                    })
+                    .is_err()
+                {
                     break;
                 }
             });
         }
         drop(tx);
         // Print in input order as results arrive.
-        let mut pending: Vec<Option<Result<TestResult, TestError>>> = (0..jobs.len()).map(|_| None).collect();
+        type Pending = (Result<TestResult, TestError>, cli::liveness::Found);
+        let mut pending: Vec<Option<Pending>> = (0..jobs.len()).map(|_| None).collect();
         let mut printed = 0;
         for done in rx {
             bar.inc(1);
             bar.set_message(jobs[done.job].file.display().to_string());
-            pending[done.job] = Some(done.outcome);
+            pending[done.job] = Some((done.outcome, done.liveness));
             while printed < jobs.len() {
-                let Some(outcome) = pending[printed].take() else { break };
+                let Some((outcome, liveness)) = pending[printed].take() else {
+                    break;
+                };
                 let job = &jobs[printed];
-                bar.suspend(|| report(job, &outcome, &args, &expectations, &mut stats, &mut out));
+                bar.suspend(|| report(job, &outcome, &liveness, &args, &expectations, &mut stats, &mut out));
                 printed += 1;
             }
             if out.failed() {
@@ -578,6 +608,7 @@ struct Summary {
 fn report(
     job: &Job,
     outcome: &Result<TestResult, TestError>,
+    liveness: &cli::liveness::Found,
     args: &LitmusArgs,
     rows: &[Expectation],
     stats: &mut Summary,
@@ -586,7 +617,8 @@ fn report(
     let file = job.file.display().to_string();
     let model = model_of(job, outcome);
     let row = model.and_then(|m| expect::find(rows, &job.file, m));
-    let comparison = row.map(|r| (r, expect::compare(r, outcome)));
+    let verdicts = cli::liveness::verdicts(liveness);
+    let comparison = row.map(|r| (r, expect::compare_all(r, outcome, &verdicts)));
     let mut known_reason = None;
     match &comparison {
         None => {}
@@ -613,6 +645,13 @@ fn report(
         Err(_) if known_reason.is_some() => {}
         Err(_) => stats.errors += 1,
     }
+    // A liveness check that could not answer is an error of the run.
+    for (_, r) in liveness {
+        if let Err(e) = r {
+            eprint_line(e);
+            stats.errors += 1;
+        }
+    }
     let expect_file = args
         .expect
         .as_ref()
@@ -620,9 +659,6 @@ fn report(
         .unwrap_or_default();
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
         Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
-        Verdict::Unrecorded if r.unchecked().is_some() => {
-            format!("nothing compared with row {} ({}:{})", r.path_text, expect_file, r.line)
-        }
         Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::NotCompared(why) => format!(
             "not compared with row {} ({}:{}): this run is {why}, and what it found contradicts nothing",
@@ -641,11 +677,6 @@ fn report(
             d.join("; ")
         ),
     });
-    // What the row records that is not checked yet (GPU liveness rows).
-    let expect_text = match (expect_text, row.and_then(Expectation::unchecked)) {
-        (Some(t), Some(u)) => Some(format!("{t}; {u}")),
-        (t, _) => t,
-    };
     if let (Some(dir), Ok(r)) = (&args.dot, outcome) {
         if let Some(text) = witness_dot(r) {
             let path = dir.join(format!("{}.{}.dot", job.dot_name, r.model));
@@ -665,13 +696,19 @@ fn report(
             Ok(r) => result_json(&file, r),
             Err(e) => error_json(&file, model.map(|m| m.name()), e),
         };
-        if let (Some(t), Some(map)) = (&expect_text, obj.as_object_mut()) {
-            map.insert("expect".into(), serde_json::Value::String(t.clone()));
+        if let Some(map) = obj.as_object_mut() {
+            cli::liveness::add_json(map, liveness, &file);
+            if let Some(t) = &expect_text {
+                map.insert("expect".into(), serde_json::Value::String(t.clone()));
+            }
         }
         out.write(&format!("{obj}\n"));
     } else {
         match outcome {
-            Ok(r) => out.write(&herd_text(r)),
+            Ok(r) => {
+                out.write(&herd_text(r));
+                out.write(&cli::liveness::text(liveness, &file));
+            }
             Err(e) => {
                 out.write(&format!("Error {}\n", e.located(&file)));
                 if known_reason.is_none() {

@@ -20,7 +20,7 @@ impl Engine {
     ) -> Option<Box<Failure>> {
         match self.progress.model {
             Progress::Fair => None,
-            Progress::Unfair | Progress::PerLevel { .. } => {
+            Progress::Unfair | Progress::PerLevel { .. } | Progress::Gpu(_) => {
                 for (t, st) in status.iter().enumerate() {
                     if !matches!(st, ThreadStatus::SpinWait) {
                         continue;
@@ -53,6 +53,11 @@ impl Engine {
                                     }
                                 )
                             }
+                            Progress::Gpu(m) => format!(
+                                "under the {m} progress model the scheduler may keep running the spinning thread \
+                                 and never run {}",
+                                if awaited.len() == 1 { "it" } else { "them" }
+                            ),
                             _ => format!(
                                 "under the unfair progress model the scheduler may keep running the spinning \
                                  thread and never run {}",
@@ -120,6 +125,9 @@ impl Engine {
 
     /// Whether the progress model lets the scheduler run `t` and never `u`.
     fn starvable(&self, t: ThreadId, u: ThreadId) -> bool {
+        if let Progress::Gpu(m) = self.progress.model {
+            return crate::progress_model::starvable(&self.progress, &self.graph, m, t, u);
+        }
         self.progress.model.between(self.same_group(t, u)) == Some(Guarantee::Weak)
     }
 
@@ -179,6 +187,11 @@ impl Engine {
                 "launch no more blocks than can be resident at once ({resident_blocks} here; a cooperative launch, \
                  which `sync_grid` needs, refuses larger grids), or do not make a block wait for a block dispatched \
                  after it (a higher index), which need not have started"
+            )),
+            Progress::Gpu(m) => Some(format!(
+                "under {m} a work-group (or work-item) need not run while another spins: do not make a block wait \
+                 for a block the model need not schedule (hsa: a higher index; obe: one that may not have started; \
+                 lobe: a higher index not started), nor a thread for such a thread of its own block"
             )),
             // Fair progress reports no hangs (a wait nobody ends is a deadlock).
             Progress::Fair => None,

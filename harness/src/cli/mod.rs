@@ -6,6 +6,7 @@ pub mod dot;
 pub mod drfrlx_json;
 pub mod files;
 pub mod json;
+pub mod liveness;
 pub mod numbers;
 pub mod out;
 pub mod rows;

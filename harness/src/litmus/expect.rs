@@ -6,8 +6,8 @@
 //! a header `path model property progress expected`, one row per property
 //! (`condition`, `race_free`, `liveness`), `progress` naming the progress
 //! model of a `liveness` row (`-` otherwise), `expected` 0 or 1. The rows of
-//! one test and model become one [`Expectation`]; `liveness` rows are kept
-//! and reported as not checked yet (progress models are not implemented).
+//! one test and model become one [`Expectation`]; its `liveness` rows are
+//! compared by [`compare_liveness`] with what [`super::liveness`] finds.
 //!
 //! `path` is relative to the expectation file's folder. An empty cell means
 //! "no recorded answer". A note starting with `known:` marks a disagreement
@@ -37,7 +37,6 @@ pub struct Expectation {
     /// The note, if any.
     pub note: Option<String>,
     /// GPU format: the `liveness` rows, as (progress model, expected).
-    /// Not compared: progress models are not implemented yet.
     pub liveness: Vec<(String, bool)>,
     /// Line in the expectation file.
     pub line: usize,
@@ -50,22 +49,6 @@ impl Expectation {
             .as_deref()
             .and_then(|n| n.strip_prefix("known:"))
             .map(str::trim)
-    }
-
-    /// What the row records that scopecheck does not check yet, if anything.
-    pub fn unchecked(&self) -> Option<String> {
-        if self.liveness.is_empty() {
-            return None;
-        }
-        let list: Vec<String> = self
-            .liveness
-            .iter()
-            .map(|(p, v)| format!("{p} (expected {})", *v as u8))
-            .collect();
-        Some(format!(
-            "liveness under {}: not checked yet (progress models not implemented)",
-            list.join(", ")
-        ))
     }
 }
 
@@ -328,4 +311,56 @@ pub fn models_of(rows: &[Expectation], file: &Path) -> Vec<LitmusModel> {
         }
     }
     out
+}
+
+/// The progress models the row's `liveness` rows name, in row order.
+pub fn progress_of(e: &Expectation) -> Vec<super::liveness::ProgressModel> {
+    e.liveness.iter().filter_map(|(p, _)| p.parse().ok()).collect()
+}
+
+/// Compares the row's `liveness` rows with the liveness found under each
+/// progress model (`Ok(true)`: every execution ends); each string says
+/// what differs. A row whose progress model was not checked differs too.
+pub fn compare_liveness(
+    e: &Expectation,
+    found: &[(super::liveness::ProgressModel, Result<bool, String>)],
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    for (p, want) in &e.liveness {
+        match found.iter().find(|(q, _)| q.name() == p) {
+            Some((_, Ok(live))) if live == want => {}
+            Some((_, Ok(live))) => diffs.push(format!(
+                "liveness under {p}: expected {}, found {}",
+                *want as u8, *live as u8
+            )),
+            Some((_, Err(m))) => diffs.push(format!(
+                "liveness under {p}: expected {}, found no answer: {m}",
+                *want as u8
+            )),
+            None => diffs.push(format!("liveness under {p}: expected {}, not checked", *want as u8)),
+        }
+    }
+    diffs
+}
+
+/// [`compare`] with the row's `liveness` rows folded in ([`compare_liveness`]).
+pub fn compare_all(
+    e: &Expectation,
+    outcome: &Result<TestResult, TestError>,
+    found: &[(super::liveness::ProgressModel, Result<bool, String>)],
+) -> Verdict {
+    let base = compare(e, outcome);
+    if e.liveness.is_empty() {
+        return base;
+    }
+    let diffs = compare_liveness(e, found);
+    match (base, diffs.is_empty()) {
+        (Verdict::Disagrees(mut d), _) => {
+            d.extend(diffs);
+            Verdict::Disagrees(d)
+        }
+        (_, false) => Verdict::Disagrees(diffs),
+        (Verdict::Unrecorded, true) => Verdict::Agrees,
+        (v, true) => v,
+    }
 }

@@ -23,6 +23,7 @@ pub mod gpu_model;
 pub mod interp;
 pub mod lexer;
 pub mod limits;
+pub mod liveness;
 pub mod opencl;
 pub mod output;
 pub mod parser;
