@@ -14,6 +14,7 @@ use super::ast::Test;
 use super::interp::{Layout, Program};
 use super::parser::parse;
 use super::run::{leak_name, litmus_advice, loc_names, observed_vars, validate, Front, LitmusModel, TestError};
+use super::workgroups::WorkGroups;
 use crate::drfrlx::{Check, DrfReport};
 use scopecheck_checker::event::{Order, Scope};
 use scopecheck_checker::MemoryModel;
@@ -35,11 +36,15 @@ pub fn check_drfrlx_file(path: &std::path::Path, check: &Check, unroll: u32) -> 
 pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
     // The same static checks as a run under `sc` (names, registers,
     // constructs the interpreter supports); DRFrlx has no scopes, so scoped
-    // tests are judged as if every scope were system.
+    // tests are judged as if every scope were system, but work-group
+    // barriers and local memory run as under src11 (barriers are po edges
+    // of hb1).
     validate(test, LitmusModel::Engine(MemoryModel::Sc), Front::Drfrlx)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
+    // Work-group barriers and local memory run as under src11.
+    let groups = WorkGroups::of(test, &layout).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let prog = Program {
         test,
         layout: &layout,
@@ -51,6 +56,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         final_order: Order::SeqCst,
         opencl: false,
         ghost: Vec::new(),
+        groups: groups.as_ref(),
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);
