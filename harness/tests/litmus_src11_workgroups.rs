@@ -328,3 +328,45 @@ fn drfrlx_judges_barriers_and_local_memory() {
         other => panic!("{:?}", other.map(|r| r.to_string())),
     }
 }
+
+/// An OPENCL test names a class after its order and scope, and `scopecheck
+/// drfrlx` judges it like a C one (scopes are read as system: DRFrlx has
+/// none); PTX and Vulkan tests have no class syntax and are refused at
+/// their first line with the reason.
+#[test]
+fn drfrlx_classes_in_opencl_tests_and_not_in_ptx_or_vulkan_ones() {
+    let src = "OPENCL counter\n{ [hits] = 0; }\n\
+        P0@wg 0, dev 0 (global atomic_int* hits) {\n  \
+        atomic_fetch_add_explicit(hits, 1, memory_order_relaxed, memory_scope_device, rlx_commutative);\n}\n\
+        P1@wg 1, dev 0 (global atomic_int* hits) {\n  \
+        int r = atomic_fetch_add_explicit(hits, 2, memory_order_relaxed, memory_scope_device, rlx_commutative);\n  \
+        atomic_store_explicit(hits, r, memory_order_seq_cst, memory_scope_device);\n}\n\
+        exists (hits=3)\n";
+    // P1 uses the value its commutative increment returned: a commutative race.
+    let r = check_drfrlx_source("t.litmus", src, &Check::new(), 2).unwrap();
+    assert_eq!(r.race_kinds(), [RaceKind::Commutative], "{r}");
+    // Without the use, legal: the increments in either order.
+    let unused = src.replace(
+        "  atomic_store_explicit(hits, r, memory_order_seq_cst, memory_scope_device);\n",
+        "",
+    );
+    let r = check_drfrlx_source("t.litmus", &unused, &Check::new(), 2).unwrap();
+    assert!(r.is_legal(), "{r}");
+    assert_eq!(r.sc_executions, 2, "{r}");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/parse");
+    for (file, dialect) in [("ptx-mp-spin.litmus", "PTX"), ("vulkan-barrier.litmus", "Vulkan")] {
+        let src = std::fs::read_to_string(dir.join(file)).unwrap();
+        match check_drfrlx_source(file, &src, &Check::new(), 2) {
+            Err(TestError::Unsupported { pos, message }) => {
+                assert_eq!(pos.to_string(), "1:1");
+                assert!(
+                    message.starts_with(&format!(
+                        "the DRFrlx analysis judges C-dialect tests (`C` or `OPENCL` header), not {dialect} ones"
+                    )),
+                    "{message}"
+                );
+            }
+            other => panic!("{file}: {:?}", other.map(|r| r.to_string())),
+        }
+    }
+}

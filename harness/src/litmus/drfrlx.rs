@@ -34,6 +34,23 @@ pub fn check_drfrlx_file(path: &std::path::Path, check: &Check, unroll: u32) -> 
 
 /// Runs the DRFrlx check on a parsed test.
 pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
+    // DRFrlx classes are written in the C dialect only (`C` and `OPENCL`
+    // headers); PTX and Vulkan tests have neither the syntax nor C11's
+    // atomics the analysis judges.
+    if let Some(gpu) = &test.gpu {
+        let dialect = match gpu.dialect {
+            super::gpu::Dialect::Ptx => "PTX",
+            super::gpu::Dialect::Vulkan => "Vulkan",
+        };
+        return Err(TestError::Unsupported {
+            pos: super::ast::Pos { line: 1, col: 1 },
+            message: format!(
+                "the DRFrlx analysis judges C-dialect tests (`C` or `OPENCL` header), not {dialect} ones: DRFrlx \
+                 classes follow a relaxed order of a C atomic (`memory_order_relaxed, rlx_commutative`), so write \
+                 the test in C, with placements (`P0@wg 0, dev 0`) and scopes for GPU memory"
+            ),
+        });
+    }
     // The same static checks as a run under `sc` (names, registers,
     // constructs the interpreter supports); DRFrlx has no scopes, so scoped
     // tests are judged as if every scope were system, but work-group
