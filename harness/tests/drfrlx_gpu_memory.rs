@@ -354,3 +354,46 @@ fn seqlock_in_local_memory() {
     let r = seqlock(true, Some(Class::Speculative));
     assert_eq!(kinds(&r), vec![RaceKind::Speculative], "{r}");
 }
+
+// ------------------------------------------------------ std's AtomicPtr
+
+/// `AtomicPtr::rlx` (the one std-shaped atomic that had no classes): a
+/// speculative load of a published pointer, used only when the paired flag
+/// read before it shows the publication, is legal; used regardless, it is a
+/// speculative race. (The pointer is reset before the end: the final memory
+/// DRFrlx compares between runs must not hold a heap address, which differs
+/// between executions.)
+fn pointer_publication(use_before_validating: bool) -> DrfReport {
+    use scopecheck::sync::atomic::{AtomicPtr, AtomicU32};
+    Check::new().explore(move || {
+        let target = Box::into_raw(Box::new(7u32));
+        let p = Arc::new(AtomicPtr::new(std::ptr::null_mut::<u32>()));
+        let flag = Arc::new(AtomicU32::new(0));
+        let out = Arc::new(AtomicU32::new(0));
+        let (p2, f2) = (p.clone(), flag.clone());
+        let w = scopecheck::thread::spawn(move || {
+            p2.rlx(Class::Speculative).store(target);
+            f2.store(1, SeqCst);
+        });
+        let published = flag.load(SeqCst) == 1;
+        let seen = p.rlx(Class::Speculative).load();
+        if use_before_validating || published {
+            let q = seen.get();
+            out.store(u32::from(!q.is_null()), SeqCst);
+        } else {
+            seen.discard();
+        }
+        w.join().unwrap();
+        p.store(std::ptr::null_mut(), SeqCst);
+        // SAFETY: made by Box::into_raw above, freed once, after the join.
+        drop(unsafe { Box::from_raw(target) });
+    })
+}
+
+#[test]
+fn pointer_atomics_take_classes_too() {
+    let r = pointer_publication(false);
+    assert!(r.is_legal(), "{r}");
+    let r = pointer_publication(true);
+    assert_eq!(kinds(&r), vec![RaceKind::Speculative], "{r}");
+}
