@@ -117,7 +117,11 @@ fn scratch(name: &str, bug: bool) -> PathBuf {
         // fresh and linked against the correct copy's library (which is
         // how this test once passed without the bug being compiled in).
         let version = "\nversion = \"2.5.0\"\n";
-        assert_eq!(manifest.matches(version).count(), 1, "concurrent-queue's manifest changed");
+        assert_eq!(
+            manifest.matches(version).count(),
+            1,
+            "concurrent-queue's manifest changed"
+        );
         manifest = manifest.replace(version, "\nversion = \"2.5.0-relaxed-stamp\"\n");
     }
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
