@@ -398,19 +398,29 @@ fn messages_say_where_and_suggest_only_what_exists() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains(&format!(
-            "{}:5:3: unsupported: P0 has a barrier; barriers are supported only by the opencl model \
-             (`--model opencl`), not by rc11",
+            "{}:5:3: unsupported: P0 has a barrier; barriers are supported by the opencl and src11 models \
+             (`--model opencl`, `--model src11`) and by `scopecheck drfrlx`, not by rc11",
             f.display()
         )),
         "{stderr}"
     );
+    // DRFrlx runs work-group barriers (issue 19 item 8): this test is legal.
     let out = scopecheck(&["drfrlx", s(&f)]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("DRFrlx legal"), "{stdout}");
+    // A barrier outside any work-group is an error at the barrier, worded
+    // without options the command does not have.
+    let host = d.path().join("host.litmus");
+    let src = std::fs::read_to_string(&f).unwrap().replace("P0@wg 0, dev 0", "P0");
+    std::fs::write(&host, src).unwrap();
+    let out = scopecheck(&["drfrlx", s(&host)]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr.contains(&format!(
-            "{}:5:3: unsupported: P0 has a barrier; the DRFrlx analysis has no barriers",
-            f.display()
+            "{}:5:3: P0 has a barrier but runs on the host (it has no placement)",
+            host.display()
         )),
         "{stderr}"
     );

@@ -141,10 +141,11 @@ fn meaningless_tests_get_located_errors() {
     );
 }
 
-/// Barriers exist only in the opencl model (the default for OPENCL tests):
+/// Barriers exist in the opencl model (the default for OPENCL tests) and,
+/// as work-group barriers, under src11 (`litmus_src11_workgroups.rs`):
 /// other models refuse a test with one, naming the thread and the line.
 #[test]
-fn barriers_need_the_opencl_model() {
+fn barriers_need_the_opencl_or_src11_model() {
     let src =
         "OPENCL b\n{}\nP0@wg 0, dev 0 (global atomic_int* x) {\n  B: barrier(CLK_GLOBAL_MEM_FENCE);\n}\nexists (x=0)\n";
     let r = check_source("t.litmus", src, &Options::default()).unwrap();
@@ -160,9 +161,19 @@ fn barriers_need_the_opencl_model() {
     assert!(matches!(e, TestError::Unsupported { .. }), "{e:?}");
     assert_eq!(
         e.located("t.litmus"),
-        "t.litmus:4:3: unsupported: P0 has a barrier; barriers are supported only by the opencl model \
-         (`--model opencl`), not by rc11"
+        "t.litmus:4:3: unsupported: P0 has a barrier; barriers are supported by the opencl and src11 models \
+         (`--model opencl`, `--model src11`) and by `scopecheck drfrlx`, not by rc11"
     );
+    let r = check_source(
+        "t.litmus",
+        src,
+        &Options {
+            model: Some(LitmusModel::Engine(MemoryModel::Src11)),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((r.executions, r.verdict()), (1, Some(true)));
 }
 
 /// A run-time error of the test's program (here a division by zero) is a

@@ -624,6 +624,14 @@ impl<T> AtomicPtr<T> {
         self.0.load(order, Scope::System)
     }
 
+    /// This pointer's relaxed operations with a DRFrlx class (seed 004):
+    /// `head.rlx(Class::Speculative).load()`; `None` for an unclassified but
+    /// tracked one. `fetch_add` moves by elements, as on a pointer atomic.
+    #[track_caller]
+    pub fn rlx(&self, class: impl Into<Option<crate::drfrlx::Class>>) -> crate::drfrlx::Rlx<'_, *mut T> {
+        self.0.rlx(class.into())
+    }
+
     /// Stores a pointer.
     #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {

@@ -333,6 +333,18 @@ impl<'a, T: AtomicValue> AtomicRef<'a, T> {
         self.cell
     }
 
+    /// The referenced cell's relaxed operations with a DRFrlx class (seed
+    /// 004), at this reference's default scope (`.scoped(..)` for another):
+    /// `AtomicRef::cuda(&hits, thread_scope::device).rlx(Class::Commutative).fetch_add(1)`.
+    /// The class refines `memory_order::relaxed`, whatever the reference's
+    /// default order; `None` leaves the access unclassified but tracked.
+    /// Judged by [`drfrlx::check`](crate::drfrlx) as the std-shaped
+    /// atomics' `rlx` operations are.
+    #[track_caller]
+    pub fn rlx(&self, class: impl Into<Option<crate::drfrlx::Class>>) -> crate::drfrlx::Rlx<'a, T> {
+        crate::drfrlx::Rlx::new(self.cell.typed(), class.into()).scoped(self.scope)
+    }
+
     /// Atomically loads the value, with the default read order and scope.
     #[track_caller]
     pub fn load(&self) -> T {

@@ -25,38 +25,82 @@
 //! model lets them read, and two of them (or one and an atomic) not ordered
 //! by happens-before of the buffer's memory space are a data race.
 
+use crate::atomic_ref::{AddressSpace, Plain};
 use crate::typed::{scoped_ops, Arithmetic, Bitwise, MinMax, Typed};
 use crate::value::AtomicValue;
-use scopecheck_checker::event::{LocKind, Scope, Space};
+use scopecheck_checker::event::{Scope, Space};
+use scopecheck_checker::memory::{MemoryKind, Residence};
 
-/// A buffer of `T` in GPU memory, global or block-local.
+/// A buffer of `T` in GPU memory, global or block-local. Each element is a
+/// [`Plain`] cell, the same location every other front end uses: so
+/// `buf.atomic(i)`, an [`AtomicRef`](crate::atomic_ref::AtomicRef) made on
+/// `buf.at(i)` and the element's DRFrlx `rlx` operations all act on one
+/// location (seed 002's `atomic_ref<int, ...>(sum_acc[0])`).
 pub struct Buffer<T: AtomicValue> {
-    cells: Vec<Typed<T>>,
+    cells: Vec<Plain<T>>,
     space: Space,
+    residence: Option<Residence>,
 }
 
 impl<T: AtomicValue> Buffer<T> {
     #[track_caller]
-    fn alloc(init: impl Iterator<Item = T>, space: Space) -> Buffer<T> {
+    fn alloc(init: impl Iterator<Item = T>, space: Space, residence: Option<Residence>) -> Buffer<T> {
         // A loop, not a closure, so that an allocation's panic names the caller.
         let mut cells = Vec::new();
         for v in init {
-            cells.push(Typed::new_in(v, LocKind::Atomic, space));
+            cells.push(match (space, residence) {
+                (_, Some(r)) => Plain::resident(v, r),
+                (Space::Local, None) => Plain::new_in(v, AddressSpace::Local),
+                (Space::Global, None) => Plain::new_in(v, AddressSpace::Global),
+            });
         }
-        Buffer { cells, space }
+        Buffer {
+            cells,
+            space,
+            residence,
+        }
     }
 
     /// A global-memory buffer of `len` copies of `init` (`sycl::buffer`,
     /// `cudaMalloc` + `cudaMemcpy`), made by the host before a launch.
     #[track_caller]
     pub fn new(len: usize, init: T) -> Buffer<T> {
-        Buffer::alloc(std::iter::repeat_n(init, len), Space::Global)
+        Buffer::alloc(std::iter::repeat_n(init, len), Space::Global, None)
     }
 
     /// A global-memory buffer holding a copy of `data`.
     #[track_caller]
     pub fn from_slice(data: &[T]) -> Buffer<T> {
-        Buffer::alloc(data.iter().copied(), Space::Global)
+        Buffer::alloc(data.iter().copied(), Space::Global, None)
+    }
+
+    /// A buffer of `len` copies of `init` in global memory of `kind`
+    /// (`cudaMallocManaged`, `cudaHostAlloc`, `malloc`, or `cudaMalloc` on
+    /// device 0; see [`Buffer::on_device`]): every element's system-scope
+    /// atomics are judged by the memory kind and the platform's device
+    /// attributes, as [`gpu::alloc_in`](crate::gpu::alloc_in)'s are (seed
+    /// 001, "Atomicity").
+    #[track_caller]
+    pub fn new_in(kind: MemoryKind, len: usize, init: T) -> Buffer<T> {
+        let r = Residence { kind, device: 0 };
+        Buffer::alloc(std::iter::repeat_n(init, len), Space::Global, Some(r))
+    }
+
+    /// A buffer holding a copy of `data` in global memory of `kind`.
+    #[track_caller]
+    pub fn from_slice_in(kind: MemoryKind, data: &[T]) -> Buffer<T> {
+        let r = Residence { kind, device: 0 };
+        Buffer::alloc(data.iter().copied(), Space::Global, Some(r))
+    }
+
+    /// A buffer of `len` copies of `init` in the memory of GPU `device`.
+    #[track_caller]
+    pub fn on_device(device: u32, len: usize, init: T) -> Buffer<T> {
+        let r = Residence {
+            kind: MemoryKind::Device,
+            device,
+        };
+        Buffer::alloc(std::iter::repeat_n(init, len), Space::Global, Some(r))
     }
 
     /// A block's local memory of `len` elements (CUDA `__shared__`, a SYCL
@@ -64,7 +108,13 @@ impl<T: AtomicValue> Buffer<T> {
     /// [`crate::gpu::launch`] so each block gets its own instance.
     #[track_caller]
     pub fn local(len: usize) -> Buffer<T> {
-        Buffer::alloc(std::iter::repeat_n(T::from_bits(0), len), Space::Local)
+        Buffer::alloc(std::iter::repeat_n(T::from_bits(0), len), Space::Local, None)
+    }
+
+    /// The memory kind the buffer was allocated in (`None`: ordinary global
+    /// or local memory, atomic at every scope).
+    pub fn memory_kind(&self) -> Option<MemoryKind> {
+        self.residence.map(|r| r.kind)
     }
 
     /// Number of elements.
@@ -82,8 +132,16 @@ impl<T: AtomicValue> Buffer<T> {
         self.space
     }
 
+    /// Element `i` as a [`Plain`] cell (C++'s `buf[i]` as an lvalue), to make
+    /// an [`AtomicRef`](crate::atomic_ref::AtomicRef) on:
+    /// `AtomicRef::sycl_in(sum.at(0), memory_order::relaxed,
+    /// memory_scope::device, address_space::global_space)`. Its address
+    /// space is the buffer's (`global_space` or `local_space`).
+    ///
+    /// # Panics
+    /// At the caller's line, when `i` is out of bounds.
     #[track_caller]
-    fn cell(&self, i: usize) -> &Typed<T> {
+    pub fn at(&self, i: usize) -> &Plain<T> {
         let n = self.cells.len();
         let Some(cell) = self.cells.get(i) else {
             panic!(
@@ -97,13 +155,13 @@ impl<T: AtomicValue> Buffer<T> {
     /// Reads element `i` plainly (`buf[i]`).
     #[track_caller]
     pub fn get(&self, i: usize) -> T {
-        self.cell(i).read()
+        self.at(i).read()
     }
 
     /// Writes element `i` plainly (`buf[i] = v`).
     #[track_caller]
     pub fn set(&self, i: usize, v: T) {
-        self.cell(i).write(v)
+        self.at(i).write(v)
     }
 
     /// Every element, read plainly in order (the host's copy back after the
@@ -117,7 +175,9 @@ impl<T: AtomicValue> Buffer<T> {
     /// space>(buf[i])`, CUDA `atomicAdd(&buf[i], ...)`).
     #[track_caller]
     pub fn atomic(&self, i: usize) -> AtomicElement<'_, T> {
-        AtomicElement { cell: self.cell(i) }
+        AtomicElement {
+            cell: self.at(i).typed(),
+        }
     }
 }
 

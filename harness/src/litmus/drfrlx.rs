@@ -14,6 +14,7 @@ use super::ast::Test;
 use super::interp::{Layout, Program};
 use super::parser::parse;
 use super::run::{leak_name, litmus_advice, loc_names, observed_vars, validate, Front, LitmusModel, TestError};
+use super::workgroups::WorkGroups;
 use crate::drfrlx::{Check, DrfReport};
 use scopecheck_checker::event::{Order, Scope};
 use scopecheck_checker::MemoryModel;
@@ -33,13 +34,34 @@ pub fn check_drfrlx_file(path: &std::path::Path, check: &Check, unroll: u32) -> 
 
 /// Runs the DRFrlx check on a parsed test.
 pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) -> Result<DrfReport, TestError> {
+    // DRFrlx classes are written in the C dialect only (`C` and `OPENCL`
+    // headers); PTX and Vulkan tests have neither the syntax nor C11's
+    // atomics the analysis judges.
+    if let Some(gpu) = &test.gpu {
+        let dialect = match gpu.dialect {
+            super::gpu::Dialect::Ptx => "PTX",
+            super::gpu::Dialect::Vulkan => "Vulkan",
+        };
+        return Err(TestError::Unsupported {
+            pos: super::ast::Pos { line: 1, col: 1 },
+            message: format!(
+                "the DRFrlx analysis judges C-dialect tests (`C` or `OPENCL` header), not {dialect} ones: DRFrlx \
+                 classes follow a relaxed order of a C atomic (`memory_order_relaxed, rlx_commutative`), so write \
+                 the test in C, with placements (`P0@wg 0, dev 0`) and scopes for GPU memory"
+            ),
+        });
+    }
     // The same static checks as a run under `sc` (names, registers,
     // constructs the interpreter supports); DRFrlx has no scopes, so scoped
-    // tests are judged as if every scope were system.
+    // tests are judged as if every scope were system, but work-group
+    // barriers and local memory run as under src11 (barriers are po edges
+    // of hb1).
     validate(test, LitmusModel::Engine(MemoryModel::Sc), Front::Drfrlx)?;
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
+    // Work-group barriers and local memory run as under src11.
+    let groups = WorkGroups::of(test, &layout).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let prog = Program {
         test,
         layout: &layout,
@@ -51,6 +73,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         final_order: Order::SeqCst,
         opencl: false,
         ghost: Vec::new(),
+        groups: groups.as_ref(),
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);

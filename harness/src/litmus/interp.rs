@@ -244,6 +244,9 @@ pub struct Program<'a> {
     /// the test's threads stores, relaxed, so that any read may read them.
     /// Empty for every other run.
     pub ghost: Vec<(u32, u32, Vec<u64>)>,
+    /// Work-group barriers and local memory on the engine's models
+    /// (`workgroups.rs`); `None` for a test without either, or under `opencl`.
+    pub groups: Option<&'a super::workgroups::WorkGroups>,
 }
 
 /// The engine's scope for a litmus scope.
@@ -293,21 +296,13 @@ impl Program<'_> {
             let mut elems = Vec::new();
             for e in 0..*n as usize {
                 let init = encode(self.layout.inits[k][e]);
-                match rt::op_at(
-                    Op::Alloc {
-                        init,
-                        kind: LocKind::Atomic,
-                        space: scopecheck_checker::event::Space::Global,
-                        addresses: false,
-                    },
-                    here,
-                ) {
-                    OpResult::Loc(l) => elems.push(l),
-                    r => panic!("scopecheck internal error: alloc answered {r:?}"),
-                }
+                let local = self.groups.is_some_and(|g| g.is_local(k));
+                elems.push(alloc(init, LocKind::Atomic, local, here));
             }
             locs.push(elems);
         }
+        // A location naming this run's work-groups, as a launch names its kernel.
+        let kernel = self.groups.map(|_| alloc(0, LocKind::Cell, false, here));
         let locs = &locs;
         let regs: Vec<(u32, HashMap<String, Val>)> = thread::scope(|s| {
             let handles: Vec<_> = self
@@ -320,6 +315,8 @@ impl Program<'_> {
                         s.spawn_at(placement_of(t), move || {
                             let mut th = ThreadRun {
                                 prog: self,
+                                index: t.index,
+                                kernel,
                                 locs,
                                 regs: HashMap::new(),
                                 unused_reads: HashMap::new(),
@@ -363,7 +360,9 @@ impl Program<'_> {
                 .collect()
         });
         let mut state = FinalState::new();
-        let graph = self.opencl.then(rt::current_graph);
+        // Local memory is not the host's to read: its final value is its
+        // last write, as the declarative models read every location.
+        let graph = (self.opencl || self.groups.is_some()).then(rt::current_graph);
         for v in self.observed {
             let val = match v {
                 StateVar::Reg { thread, reg } => regs
@@ -373,8 +372,9 @@ impl Program<'_> {
                     .unwrap_or(Val::Int(0)),
                 StateVar::Loc { name, index } => {
                     let base = self.layout.index[name];
+                    let from_graph = self.opencl || self.groups.is_some_and(|g| g.is_local(base as usize));
                     match locs[base as usize].get(*index as usize) {
-                        Some(&loc) => match &graph {
+                        Some(&loc) => match graph.as_ref().filter(|_| from_graph) {
                             Some(g) => decode(g.write_value(loc, g.mo_max(loc))),
                             None => decode(load(loc, self.final_order, EngineScope::System, here)),
                         },
@@ -418,6 +418,27 @@ fn decode(w: u64) -> Val {
     }
 }
 
+/// Allocates a location holding `init` (`local`: in local memory).
+fn alloc(init: u64, kind: LocKind, local: bool, here: SourceLoc) -> Loc {
+    let space = if local {
+        scopecheck_checker::event::Space::Local
+    } else {
+        scopecheck_checker::event::Space::Global
+    };
+    match rt::op_at(
+        Op::Alloc {
+            init,
+            kind,
+            space,
+            addresses: false,
+        },
+        here,
+    ) {
+        OpResult::Loc(l) => l,
+        r => panic!("scopecheck internal error: alloc answered {r:?}"),
+    }
+}
+
 fn load(loc: Loc, order: Order, scope: EngineScope, src: SourceLoc) -> u64 {
     match rt::op_at(Op::Load { loc, order, scope }, src) {
         OpResult::Value(v) => v,
@@ -451,6 +472,10 @@ pub fn order(o: MemOrder) -> Order {
 /// One thread's run: its registers and access to the shared layout.
 struct ThreadRun<'p, 'a> {
     prog: &'p Program<'a>,
+    /// The `N` of its `PN`.
+    index: u32,
+    /// The location naming the run's work-groups (with `prog.groups`).
+    kernel: Option<Loc>,
     locs: &'p [Vec<Loc>],
     regs: HashMap<String, Val>,
     /// Registers holding the value of an atomic read that no instruction
@@ -604,6 +629,12 @@ impl ThreadRun<'_, '_> {
                         self.src(s.pos),
                     );
                 }
+            }
+            StmtKind::Barrier { label, flags, .. } if self.prog.groups.is_some() => {
+                let groups = self.prog.groups.expect("checked by the guard");
+                let kernel = self.kernel.expect("allocated with the groups");
+                let (op, at) = groups.barrier(kernel, self.index, label, flags, self.prog.file);
+                rt::op_at(op, at);
             }
             StmtKind::Barrier { .. } => {
                 test_error!(

@@ -31,6 +31,7 @@ pub mod ptx;
 pub mod run;
 pub mod vulkan;
 pub mod warnings;
+pub mod workgroups;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
 pub use parser::{parse, ParseError};

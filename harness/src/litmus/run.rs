@@ -6,6 +6,7 @@ use super::gpu_model::{self, GpuModel};
 use super::interp::{holds, prop_vars, FinalState, Layout, Program};
 use super::opencl;
 use super::parser::{parse, ParseError};
+use super::workgroups::WorkGroups;
 use crate::model::Strategy;
 use scopecheck_checker::event::{EventId, EventKind, SourceLoc};
 use scopecheck_checker::explore::reference::canonical_key;
@@ -361,6 +362,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     let layout = Layout::of(test).map_err(|(pos, message)| TestError::Invalid { pos, message })?;
     let observed = observed_vars(test);
     let file_static = leak_name(file);
+    let groups = match model {
+        LitmusModel::Engine(MemoryModel::Src11) => {
+            WorkGroups::of(test, &layout).map_err(|(pos, message)| TestError::Invalid { pos, message })?
+        }
+        _ => None,
+    };
     let prog = Program {
         test,
         layout: &layout,
@@ -378,6 +385,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         // Declarative models read the final state from the judged graph.
         opencl: matches!(model, LitmusModel::OpenCl | LitmusModel::Gpu(_)),
         ghost: Vec::new(),
+        groups: groups.as_ref(),
     };
     // The opencl model explores porf graphs and judges each complete one.
     let (engine_model, env) = match model {
@@ -394,6 +402,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     // reads the final state: those steps are the test's size, not a loop,
     // and must not count against the bound that catches runaway threads.
     let setup_steps = layout.names.iter().map(|(_, n)| u64::from(*n)).sum::<u64>()
+        + u64::from(groups.is_some())
         + 2 * test.threads.len() as u64
         + observed.len() as u64;
     let config = RunConfig {
@@ -535,7 +544,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             seen.positive + seen.negative + seen.rejected
         )));
     }
-    let (executions, blocked, races, racy_executions) = if env.is_some() {
+    let (executions, blocked, mut races, racy_executions) = if env.is_some() {
         notes.extend(divergence_notes(test, &seen.divergence));
         (
             seen.consistent_count,
@@ -551,6 +560,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             r.racy_executions,
         )
     };
+    litmus_advice(&mut races);
     // Zero final states prove nothing either way (an `exists` would read
     // "No", a `~exists` "Ok", from executions that never happened).
     // (A shard may own no execution at all: it saw nothing to judge, and
@@ -669,6 +679,14 @@ pub(super) fn loc_names(layout: &Layout) -> Vec<String> {
 /// (`scopecheck::hint::spin_loop()`, `max_steps`), which a litmus test
 /// cannot follow: it gets advice about what its commands have instead.
 pub(super) fn litmus_advice(failures: &mut [Failure]) {
+    // A barrier's fence, as a litmus test writes it.
+    for f in failures.iter_mut() {
+        if let Some(fix) = f.fix.as_mut() {
+            if let Some((what, _)) = fix.split_once(" (`FenceSpace::Both`") {
+                *fix = format!("{what} (`barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)`)");
+            }
+        }
+    }
     for f in failures.iter_mut().filter(|f| f.kind == FailureKind::Runaway) {
         if let Some((what, _)) = f.message.split_once("; a loop that waits") {
             f.message = format!(
@@ -796,18 +814,16 @@ pub(super) fn validate(test: &Test, model: LitmusModel, front: Front) -> Result<
         if let Some((pos, message)) = w.error {
             return Err(TestError::Invalid { pos, message });
         }
-        if let Some(pos) = w.barrier.filter(|_| model != LitmusModel::OpenCl) {
-            let message = match front {
-                Front::Litmus => format!(
-                    "P{} has a barrier; barriers are supported only by the opencl model (`--model opencl`), not \
-                     by {model}",
-                    t.index
-                ),
-                Front::Drfrlx => format!(
-                    "P{} has a barrier; the DRFrlx analysis has no barriers (it judges C11 atomics only)",
-                    t.index
-                ),
-            };
+        // Barriers: the opencl model's own, or work-group barriers of the
+        // engine (`workgroups.rs`) under src11 and in the DRFrlx analysis.
+        let barriers_run =
+            front == Front::Drfrlx || matches!(model, LitmusModel::OpenCl | LitmusModel::Engine(MemoryModel::Src11));
+        if let Some(pos) = w.barrier.filter(|_| !barriers_run) {
+            let message = format!(
+                "P{} has a barrier; barriers are supported by the opencl and src11 models (`--model opencl`, \
+                 `--model src11`) and by `scopecheck drfrlx`, not by {model}",
+                t.index
+            );
             return Err(TestError::Unsupported { pos, message });
         }
         if !t.placement.is_empty() {

@@ -3,9 +3,11 @@
 //! the way C++ code keeps an `int` and wraps it in `sycl::atomic_ref` or
 //! `cuda::atomic_ref` where it needs atomicity.
 
+use crate::rt;
 use crate::typed::Typed;
 use crate::value::AtomicValue;
 use scopecheck_checker::event::LocKind;
+use scopecheck_checker::memory::{MemoryKind, Residence};
 use scopecheck_checker::space::Space;
 
 /// Where an object lives, as `sycl::access::address_space` names it.
@@ -41,6 +43,8 @@ impl AddressSpace {
 pub struct Plain<T: AtomicValue> {
     cell: Typed<T>,
     space: AddressSpace,
+    /// The memory kind it was allocated in, if one was said.
+    residence: Option<Residence>,
 }
 
 impl<T: AtomicValue> Plain<T> {
@@ -78,7 +82,48 @@ impl<T: AtomicValue> Plain<T> {
         Plain {
             cell: Typed::new_in(v, LocKind::Atomic, in_space),
             space,
+            residence: None,
         }
+    }
+
+    /// A cell in global memory of `kind` (device memory resident on device
+    /// 0; see [`Plain::on_device`]): the memory kind decides, with the
+    /// platform's device attributes, whether a system-scope atomic
+    /// operation on it (through an [`AtomicRef`](super::AtomicRef), or its
+    /// DRFrlx `rlx` operations) is atomic, exactly as for
+    /// [`gpu::alloc_in`](crate::gpu::alloc_in) (seed 001, "Atomicity").
+    /// Plain reads and writes are plain in every kind.
+    #[track_caller]
+    pub fn in_memory(kind: MemoryKind, v: T) -> Plain<T> {
+        Plain::resident(v, Residence { kind, device: 0 })
+    }
+
+    /// A cell in the memory of GPU `device` (`cudaMalloc` after
+    /// `cudaSetDevice(device)`).
+    #[track_caller]
+    pub fn on_device(device: u32, v: T) -> Plain<T> {
+        Plain::resident(
+            v,
+            Residence {
+                kind: MemoryKind::Device,
+                device,
+            },
+        )
+    }
+
+    /// A global cell living in `residence`.
+    #[track_caller]
+    pub(crate) fn resident(v: T, residence: Residence) -> Plain<T> {
+        let mut p = Plain::new_in(v, AddressSpace::Global);
+        rt::set_memory_kind(p.cell.loc(), residence);
+        p.residence = Some(residence);
+        p
+    }
+
+    /// The memory kind the cell was made in (`None`: an ordinary location,
+    /// atomic at every scope).
+    pub fn memory_kind(&self) -> Option<MemoryKind> {
+        self.residence.map(|r| r.kind)
     }
 
     /// A plain (non-atomic) read: a data race if a write of another thread
