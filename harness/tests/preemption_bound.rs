@@ -215,6 +215,26 @@ fn exact_counts_of_n_threads_of_k_adds_under_bounds_0_1_2() {
 }
 
 #[test]
+fn the_parallel_explorer_honours_the_bound() {
+    // The same graphs are kept and cut whichever explorer thread holds
+    // them: counts equal the sequential bounded run's, and the report
+    // states the bound.
+    for (n, k, b) in [(2, 3, 1u32), (3, 2, 0), (3, 2, 1)] {
+        let mut builder = Builder::new();
+        builder.budget = None;
+        builder.preemption_bound = Some(b as usize);
+        let one = builder.explore(adders(n, k));
+        let par = builder.explore_parallel(2, adders(n, k));
+        assert!(one.is_complete() && par.is_complete(), "{n}x{k}, bound {b}");
+        assert_eq!(
+            (par.executions(), par.pruned(), par.preemption_bound()),
+            (one.executions(), one.pruned(), Some(b)),
+            "{n}x{k}, bound {b}"
+        );
+    }
+}
+
+#[test]
 fn a_bounded_report_says_what_it_covered() {
     let mut b = Builder::new();
     b.budget = None;

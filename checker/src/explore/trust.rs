@@ -137,6 +137,14 @@ impl Trust {
         }
     }
 
+    /// The same explorer, bounded as [`Trust::bounded`] is when `bound`
+    /// is set (each graph is judged by itself, so a bound composes with
+    /// any split of the tree: shards and workers prune the same graphs).
+    pub fn with_bound(mut self, bound: Option<u32>) -> Trust {
+        self.bound = bound;
+        self
+    }
+
     /// The oldest item kept (the bottom of the lowest level that holds
     /// any), as a subtree another explorer can start from; `None` when
     /// fewer than two items are left (giving the last one away would only

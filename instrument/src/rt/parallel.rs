@@ -24,6 +24,9 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     let start = Instant::now();
     let deadline = config.max_duration.and_then(|d| start.checked_add(d));
     let pool = Arc::new(WorkPool::new(threads, config.max_executions, deadline));
+    // The preemption bound, as `run_with` applies it (the parallel
+    // explorer is the exhaustive one).
+    let bound = config.preemption_bound;
     let mut each = config.clone();
     each.max_executions = None;
     each.max_duration = None;
@@ -31,7 +34,7 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     let explore = |pool: &Arc<WorkPool>, me: usize| {
         let mut mine: Vec<RunResult> = Vec::new();
         while let Some(subtree) = pool.take(me) {
-            let strategy = Box::new(Trust::worker(pool.clone(), subtree, me));
+            let strategy = Box::new(Trust::worker(pool.clone(), subtree, me).with_bound(bound));
             // Each explorer also watches the pool's deadline inside its
             // executions: the pool itself only looks between them.
             let (r, cut) = run_strategy(&each, deadline, strategy, f, &mut |_, _| {});
@@ -77,5 +80,6 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
         });
     }
     total.strategy = "exhaustive (parallel)";
+    total.preemption_bound = bound;
     total
 }
