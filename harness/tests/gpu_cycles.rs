@@ -222,3 +222,48 @@ fn the_enumeration_stops_at_its_budget() {
     );
     assert_eq!(r.verdict(), None);
 }
+
+/// The C11 enumeration runs the test with the promised values at most
+/// `MAX_ENGINE_EXECUTIONS` times and keeps at most `MAX_KEPT` ways the
+/// threads ran (its work and memory caps): a program past them says its
+/// outcome set is incomplete instead of growing without bound, and claims
+/// no verdict it has not proven.
+#[test]
+fn the_c11_enumeration_has_a_memory_cap() {
+    // Three threads each read four locations the others write 1 or 2 to:
+    // 3^4 ways per thread, 3^12 together, far more than MAX_KEPT.
+    let mut s = String::from("C wide\n{ [a] = 0; [b] = 0; [c] = 0; [d] = 0; }\n");
+    for p in 0..3 {
+        s.push_str(&format!(
+            "P{p} (atomic_int* a, atomic_int* b, atomic_int* c, atomic_int* d) {{\n"
+        ));
+        for l in ["a", "b", "c", "d"] {
+            s.push_str(&format!(
+                "  int r{l} = atomic_load_explicit({l}, memory_order_relaxed);\n"
+            ));
+        }
+        for l in ["a", "b", "c", "d"] {
+            s.push_str(&format!(
+                "  atomic_store_explicit({l}, {}, memory_order_relaxed);\n",
+                p % 2 + 1
+            ));
+        }
+        s.push_str("}\n");
+    }
+    s.push_str("forall (0:ra = 0 \\/ 0:ra = 1 \\/ 0:ra = 2)\n");
+    let opts = Options {
+        model: Some(LitmusModel::Engine(scopecheck::MemoryModel::C11)),
+        ..Options::default()
+    };
+    let r = check_source("t.litmus", &s, &opts).unwrap();
+    assert!(!r.complete);
+    assert_eq!(
+        r.incomplete_reason.as_deref(),
+        Some(
+            "the po ∪ rf-cyclic enumeration's work cap: the test ran 1000000 executions with the promised values \
+             without finishing; the outcome set is incomplete"
+        )
+    );
+    // A forall proven by no counterexample is not claimed.
+    assert_eq!(r.verdict(), None);
+}

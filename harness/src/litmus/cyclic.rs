@@ -55,6 +55,32 @@ pub const ROUNDS: usize = 4;
 /// Graphs (rf and mo choices) judged per run, at most.
 pub const MAX_GRAPHS: u64 = 2_000_000;
 
+/// Engine executions of one run with the promising thread, at most, when
+/// `--max-executions` does not bound them (work cap: the promised values
+/// multiply the executions of a generated program without bound).
+pub const MAX_ENGINE_EXECUTIONS: u64 = 1_000_000;
+
+/// Distinct ways the threads ran (each kept with its graph) per run, and
+/// consistent executions kept, at most (memory cap).
+pub const MAX_KEPT: usize = 20_000;
+
+/// Why a run with the promising thread is incomplete when it stopped at
+/// [`MAX_ENGINE_EXECUTIONS`] or kept [`MAX_KEPT`] ways; `None` otherwise.
+pub fn work_cap(run: &RunResult, user_max: Option<u64>, kept: usize, what: &str) -> Option<String> {
+    if kept >= MAX_KEPT {
+        return Some(format!(
+            "the po ∪ rf-cyclic enumeration's memory cap: {what} ran in {MAX_KEPT} distinct ways with the promised \
+             values, and the rest were not validated; the outcome set is incomplete"
+        ));
+    }
+    (!run.complete && user_max.is_none() && run.stats.complete >= MAX_ENGINE_EXECUTIONS).then(|| {
+        format!(
+            "the po ∪ rf-cyclic enumeration's work cap: {what} ran {MAX_ENGINE_EXECUTIONS} executions with the \
+             promised values without finishing; the outcome set is incomplete"
+        )
+    })
+}
+
 /// The model the graphs are judged by.
 #[derive(Copy, Clone)]
 pub enum CyclicModel<'a> {
@@ -302,6 +328,11 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             .unwrap_or_else(|why| incomplete = Some(why));
             if let Some(max) = config.max_executions.filter(|&m| states.len() as u64 >= m) {
                 incomplete = Some(format!("stopped after {max} executions (--max-executions)"));
+            } else if states.len() >= MAX_KEPT {
+                incomplete = Some(format!(
+                    "the po ∪ rf-cyclic enumeration's memory cap: {MAX_KEPT} consistent executions kept, the rest \
+                     not enumerated; the outcome set is incomplete"
+                ));
             }
             incomplete.is_none()
         };
@@ -316,11 +347,26 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             runs.run
         } else {
             let runs: RefCell<HashMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(HashMap::new());
-            let run = rt::run(&config, &|| {
+            let capped = RunConfig {
+                max_executions: Some(config.max_executions.unwrap_or(MAX_ENGINE_EXECUTIONS)),
+                ..config.clone()
+            };
+            let mut run = rt::run(&capped, &|| {
                 let state = p.execute();
                 let g = rt::current_graph();
-                runs.borrow_mut().entry(skeleton(&g, threads)).or_insert((g, state));
+                let mut runs = runs.borrow_mut();
+                if runs.len() < MAX_KEPT {
+                    runs.entry(skeleton(&g, threads)).or_insert((g, state));
+                }
             });
+            let capped = work_cap(&run, config.max_executions, runs.borrow().len(), "the test");
+            if let Some(why) = capped.clone() {
+                // Past a cap the ways kept are an arbitrary part: nothing
+                // is validated, and the result says why.
+                run.complete = false;
+                run.incomplete_reason = Some(why);
+                runs.borrow_mut().clear();
+            }
             let mut runs: Vec<(String, (ExecutionGraph, FinalState))> = runs.into_inner().into_iter().collect();
             runs.sort_by(|a, b| a.0.cmp(&b.0));
             for (_, (g, state)) in runs {

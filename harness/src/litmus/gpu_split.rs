@@ -29,10 +29,6 @@ use std::collections::BTreeMap;
 /// Combinations of the threads' runs validated per round, at most.
 pub const MAX_COMBINATIONS: u64 = 200_000;
 
-/// Engine executions of one thread run alone, at most (the user's
-/// `--max-executions` counts the test's consistent executions instead).
-pub const MAX_THREAD_EXECUTIONS: u64 = 500_000;
-
 /// What the thread-by-thread runs found.
 pub struct Runs {
     /// Per test thread (engine thread `k + 1`), each distinct way it ran:
@@ -59,7 +55,9 @@ fn thread_key(g: &ExecutionGraph, t: ThreadId) -> String {
 pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
     let n = prog.test.threads.len();
     let config = RunConfig {
-        max_executions: Some(MAX_THREAD_EXECUTIONS),
+        // The user's `--max-executions` counts the test's consistent
+        // executions (cyclic.rs); a thread's own runs have the work cap.
+        max_executions: Some(super::cyclic::MAX_ENGINE_EXECUTIONS),
         ..config.clone()
     };
     let mut per_thread = Vec::with_capacity(n);
@@ -88,14 +86,15 @@ pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
         let mut run = rt::run(&config, &|| {
             let state = p.execute();
             let g = rt::current_graph();
-            ways.borrow_mut().entry(thread_key(&g, t)).or_insert((g, state));
+            let mut ways = ways.borrow_mut();
+            if ways.len() < super::cyclic::MAX_KEPT {
+                ways.entry(thread_key(&g, t)).or_insert((g, state));
+            }
         });
-        if !run.complete && run.stats.complete >= MAX_THREAD_EXECUTIONS {
-            run.incomplete_reason = Some(format!(
-                "the po ∪ rf-cyclic enumeration's work cap: P{} alone, with the promised values, ran \
-                 {MAX_THREAD_EXECUTIONS} executions without finishing",
-                prog.test.threads[k].index
-            ));
+        let who = format!("P{} alone", prog.test.threads[k].index);
+        if let Some(why) = super::cyclic::work_cap(&run, None, ways.borrow().len(), &who) {
+            run.complete = false;
+            run.incomplete_reason = Some(why);
         }
         per_thread.push(ways.into_inner().into_values().collect());
         merged = Some(match merged {
@@ -198,7 +197,7 @@ impl Runs {
         for (k, &p) in pick.iter().enumerate().skip(1) {
             let t = k as ThreadId + 1;
             let (from, st) = &self.per_thread[k][p];
-            g.set_placement(t, from.placement(t).clone());
+            g.set_placement(t, *from.placement(t));
             for e in from.thread_events(t) {
                 let mut kind = e.kind.clone();
                 if let EventKind::Read(r) = &mut kind {
