@@ -33,12 +33,15 @@
 //! values they computed says so (docs/c11-model.md section 4).
 
 use super::ast::{Expr, ExprKind, Prop, Stmt, StmtKind, Test, Value};
+use super::gpu_cyclic::GpuJudge;
+use super::gpu_model::{self, GpuModel};
 use super::interp::{FinalState, Program};
 use scopecheck_checker::clock::Clock;
 use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
 use scopecheck_checker::explore::reference::canonical_key;
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::c11;
+use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::opencl::{self, OpenClEnv};
 use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
@@ -52,6 +55,32 @@ pub const ROUNDS: usize = 4;
 /// Graphs (rf and mo choices) judged per run, at most.
 pub const MAX_GRAPHS: u64 = 2_000_000;
 
+/// Engine executions of one run with the promising thread, at most, when
+/// `--max-executions` does not bound them (work cap: the promised values
+/// multiply the executions of a generated program without bound).
+pub const MAX_ENGINE_EXECUTIONS: u64 = 1_000_000;
+
+/// Distinct ways the threads ran (each kept with its graph) per run, and
+/// consistent executions kept, at most (memory cap).
+pub const MAX_KEPT: usize = 20_000;
+
+/// Why a run with the promising thread is incomplete when it stopped at
+/// [`MAX_ENGINE_EXECUTIONS`] or kept [`MAX_KEPT`] ways; `None` otherwise.
+pub fn work_cap(run: &RunResult, user_max: Option<u64>, kept: usize, what: &str) -> Option<String> {
+    if kept >= MAX_KEPT {
+        return Some(format!(
+            "the po ∪ rf-cyclic enumeration's memory cap: {what} ran in {MAX_KEPT} distinct ways with the promised \
+             values, and the rest were not validated; the outcome set is incomplete"
+        ));
+    }
+    (!run.complete && user_max.is_none() && run.stats.complete >= MAX_ENGINE_EXECUTIONS).then(|| {
+        format!(
+            "the po ∪ rf-cyclic enumeration's work cap: {what} ran {MAX_ENGINE_EXECUTIONS} executions with the \
+             promised values without finishing; the outcome set is incomplete"
+        )
+    })
+}
+
 /// The model the graphs are judged by.
 #[derive(Copy, Clone)]
 pub enum CyclicModel<'a> {
@@ -59,6 +88,8 @@ pub enum CyclicModel<'a> {
     C11,
     /// OpenCL with the front end's side table.
     OpenCl(&'a OpenClEnv),
+    /// A GPU hardware model with the test's side table (`gpu_cyclic.rs`).
+    Gpu(GpuModel, &'a GpuEnv),
 }
 
 /// What the enumeration found.
@@ -230,8 +261,21 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
     }
     let inits: Vec<u64> = domain.iter().map(|(_, _, d)| *d.first().expect("init")).collect();
     let seeds = constants(prog.test);
-    for d in &mut domain {
-        d.2.extend(&seeds);
+    let writable = prog.test.gpu.as_ref().map(|_| super::gpu_cyclic::writable(prog.test));
+    for (d, init) in domain.iter_mut().zip(&inits) {
+        match writable
+            .as_ref()
+            .filter(|w| !w.contains_key(super::gpu_cyclic::DYNAMIC))
+        {
+            // A GPU test names its locations statically: promise only what
+            // some write of the location can write, and only where it is read.
+            Some(w) => match w.get(&prog.layout.names[d.0 as usize].0) {
+                Some(w) if w.read && w.computed => d.2.extend(&seeds),
+                Some(w) if w.read => d.2.extend(w.literals.iter().filter(|v| *v != init)),
+                _ => {}
+            },
+            None => d.2.extend(&seeds),
+        }
     }
     let config = RunConfig {
         model: MemoryModel::Porf,
@@ -246,28 +290,12 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             .zip(&inits)
             .map(|((b, e, d), init)| (*b, *e, d.iter().copied().filter(|v| v != init).collect()))
             .collect();
-        let runs: RefCell<HashMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(HashMap::new());
         let p: &Program = prog;
         let config = RunConfig {
             max_duration: deadline.map(|d| d.saturating_duration_since(Instant::now())),
             ..config.clone()
         };
-        let run = rt::run(&config, &|| {
-            let state = p.execute();
-            let g = rt::current_graph();
-            runs.borrow_mut().entry(skeleton(&g, threads)).or_insert((g, state));
-        });
-        let mut found = Found {
-            states: Vec::new(),
-            graphs: Vec::new(),
-            races: Vec::new(),
-            divergence: BTreeSet::new(),
-            rejected: 0,
-            run,
-            incomplete: None,
-            copies: writes_computed_values(prog.test),
-            cyclic: 0,
-        };
+        let copies = writes_computed_values(prog.test);
         let mut seen: HashSet<String> = HashSet::new();
         let mut written: Vec<BTreeSet<u64>> = domain.iter().map(|(_, _, d)| d.clone()).collect();
         let mut tally = Tally {
@@ -275,16 +303,13 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             deadline,
             rejected: 0,
         };
-        let mut runs: Vec<(String, (ExecutionGraph, FinalState))> = runs.into_inner().into_iter().collect();
-        runs.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, (g, state)) in runs {
-            if found.incomplete.is_some() {
-                break;
-            }
-            let Some(base) = without_ghost(&g, ghost_thread) else {
-                continue;
-            };
-            validate(prog, &base, &state, model, &mut tally, &mut |g2, state, cyclic| {
+        let mut states = Vec::new();
+        let mut graphs: Vec<ExecutionGraph> = Vec::new();
+        let mut cyclic = 0;
+        let mut incomplete = None;
+        // Validates one set of events; false once the enumeration must stop.
+        let mut each = |base: &ExecutionGraph, state: &FinalState| -> bool {
+            validate(prog, base, state, model, &mut tally, &mut |g2, state, is_cyclic| {
                 if !seen.insert(canonical_key(g2)) {
                     return;
                 }
@@ -296,15 +321,74 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
                         }
                     }
                 }
-                found.cyclic += cyclic as u64;
-                found.states.push(state);
-                found.graphs.push(g2.clone());
+                cyclic += is_cyclic as u64;
+                states.push(state);
+                graphs.push(g2.clone());
             })
-            .unwrap_or_else(|why| found.incomplete = Some(why));
-            if let Some(max) = config.max_executions.filter(|&m| found.states.len() as u64 >= m) {
-                found.incomplete = Some(format!("stopped after {max} executions (--max-executions)"));
+            .unwrap_or_else(|why| incomplete = Some(why));
+            if let Some(max) = config.max_executions.filter(|&m| states.len() as u64 >= m) {
+                incomplete = Some(format!("stopped after {max} executions (--max-executions)"));
+            } else if states.len() >= MAX_KEPT {
+                incomplete = Some(format!(
+                    "the po ∪ rf-cyclic enumeration's memory cap: {MAX_KEPT} consistent executions kept, the rest \
+                     not enumerated; the outcome set is incomplete"
+                ));
             }
-        }
+            incomplete.is_none()
+        };
+        let run = if prog.test.gpu.is_some() {
+            // PTX and Vulkan: thread by thread (gpu_split.rs).
+            let runs = super::gpu_split::run_threads(p, &config);
+            if runs.run.complete && runs.run.failures.is_empty() {
+                if let Err(why) = runs.combinations(ghost_thread, &mut each) {
+                    incomplete = Some(why);
+                }
+            }
+            runs.run
+        } else {
+            let runs: RefCell<HashMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(HashMap::new());
+            let capped = RunConfig {
+                max_executions: Some(config.max_executions.unwrap_or(MAX_ENGINE_EXECUTIONS)),
+                ..config.clone()
+            };
+            let mut run = rt::run(&capped, &|| {
+                let state = p.execute();
+                let g = rt::current_graph();
+                let mut runs = runs.borrow_mut();
+                if runs.len() < MAX_KEPT {
+                    runs.entry(skeleton(&g, threads)).or_insert((g, state));
+                }
+            });
+            let capped = work_cap(&run, config.max_executions, runs.borrow().len(), "the test");
+            if let Some(why) = capped.clone() {
+                // Past a cap the ways kept are an arbitrary part: nothing
+                // is validated, and the result says why.
+                run.complete = false;
+                run.incomplete_reason = Some(why);
+                runs.borrow_mut().clear();
+            }
+            let mut runs: Vec<(String, (ExecutionGraph, FinalState))> = runs.into_inner().into_iter().collect();
+            runs.sort_by(|a, b| a.0.cmp(&b.0));
+            for (_, (g, state)) in runs {
+                if let Some(base) = without_ghost(&g, ghost_thread) {
+                    if !each(&base, &state) {
+                        break;
+                    }
+                }
+            }
+            run
+        };
+        let mut found = Found {
+            states,
+            graphs,
+            races: Vec::new(),
+            divergence: BTreeSet::new(),
+            rejected: 0,
+            run,
+            incomplete,
+            copies,
+            cyclic,
+        };
         found.rejected = tally.rejected;
         // Judge again for races and divergence.
         for g2 in &found.graphs {
@@ -323,6 +407,10 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
                         found.divergence.extend(j.divergence);
                     }
                 }
+                CyclicModel::Gpu(m, env) => match gpu_model::judge(m, env, g2) {
+                    Ok(r) if !r.is_empty() => found.races.push((g2.clone(), r)),
+                    _ => {}
+                },
             }
         }
         let grown = written.iter().zip(&domain).any(|(w, (_, _, d))| w != d);
@@ -426,6 +514,10 @@ fn validate(
         }
         reads.push((id, c));
     }
+    let gpu = match model {
+        CyclicModel::Gpu(m, env) => Some(GpuJudge::new(m, env, prog.test, base)?),
+        _ => None,
+    };
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
     let mut g = base.clone();
     let mut rf_pick = vec![0usize; reads.len()];
@@ -462,6 +554,7 @@ fn validate(
             let ok = match model {
                 CyclicModel::C11 => c11::check(&g, c11::Judge::Complete).is_ok(),
                 CyclicModel::OpenCl(env) => opencl::check(&g, env).is_ok(),
+                CyclicModel::Gpu(..) => gpu.as_ref().is_some_and(|j| j.judge(&g).is_ok()),
             };
             if ok {
                 let mut st = state.clone();
@@ -590,6 +683,7 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
             if race_lines.insert((g.event(a).src, g.event(b).src)) {
                 races.push(match cm {
                     CyclicModel::OpenCl(_) => super::run::race_failure(g, a, b),
+                    CyclicModel::Gpu(..) => super::run::race_failure_under(g, a, b, setup.model),
                     CyclicModel::C11 => c11_race_failure(g, a, b),
                 });
             }
@@ -617,7 +711,17 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
     let complete = found.run.complete && found.incomplete.is_none();
     let incomplete_reason = found.incomplete.or(found.run.incomplete_reason);
     let judged = positive + negative;
-    let no_answer = (failures.is_empty() && judged == 0).then(|| {
+    // Under a GPU model a complete run with no consistent execution judges
+    // the condition over none, as Dat3M does (and as `run.rs` says).
+    let over_none = matches!(cm, CyclicModel::Gpu(..)) && complete && failures.is_empty() && judged == 0;
+    if over_none {
+        notes.push(format!(
+            "no execution finishes under {} (each hangs at a barrier, spins past --unroll or is inconsistent): the \
+             condition is judged over no execution",
+            setup.model
+        ));
+    }
+    let no_answer = (!over_none && failures.is_empty() && judged == 0).then(|| {
         if !complete {
             format!(
                 "no execution completed before a bound cut the run ({}), so the condition is not judged",

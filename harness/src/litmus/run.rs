@@ -420,6 +420,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     let cyclic = match (model, &env) {
         (LitmusModel::OpenCl, Some(Judge::OpenCl(env))) => Some(CyclicModel::OpenCl(env)),
         (LitmusModel::Engine(MemoryModel::C11), _) => Some(CyclicModel::C11),
+        (LitmusModel::Gpu(m), Some(Judge::Gpu(_, env))) => Some(CyclicModel::Gpu(m, env)),
         _ => None,
     };
     if let Some(cm) =
@@ -703,7 +704,7 @@ pub(super) fn race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> Failur
 }
 
 /// A race of a declarative model's execution (`model` words the reason).
-fn race_failure_under(g: &ExecutionGraph, a: EventId, b: EventId, model: LitmusModel) -> Failure {
+pub(super) fn race_failure_under(g: &ExecutionGraph, a: EventId, b: EventId, model: LitmusModel) -> Failure {
     let (ea, eb) = (g.event(a), g.event(b));
     let atomic = |e: &scopecheck_checker::event::Event| match &e.kind {
         EventKind::Read(r) => r.order.is_atomic(),

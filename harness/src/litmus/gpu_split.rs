@@ -1,0 +1,226 @@
+//! The po ∪ rf-cyclic enumeration's first step for PTX and Vulkan tests
+//! (`cyclic.rs`, steps 1 and 2), thread by thread.
+//!
+//! Run with every thread at once, the engine interleaves the test's
+//! threads and the promising thread and tries every rf and mo choice of
+//! all of them; only the values each thread's reads took are kept, so
+//! nearly all that work is repeated (a four-thread test ran 194,400
+//! executions for 144 distinct sets of values, a spin-lock 728,473). A
+//! thread's events and values depend only on the values its own reads
+//! return, so here each thread runs alone with the promising thread (the
+//! other threads' bodies are empty): its runs give every way it can run
+//! with values from the domain (and from its own writes). Every
+//! combination of one way per thread is then one set of events to
+//! validate, built into one graph from the threads' runs.
+//!
+//! The combinations are a product, so they are counted against a budget
+//! ([`MAX_COMBINATIONS`]); past it the enumeration stops and says so.
+
+use super::ast::StateVar;
+use super::interp::{FinalState, Program};
+use scopecheck_checker::clock::Clock;
+use scopecheck_checker::event::{EventId, EventKind, ThreadId};
+use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::MemoryModel;
+use scopecheck_instrument::rt::{self, RunConfig, RunResult};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+/// Combinations of the threads' runs validated per round, at most.
+pub const MAX_COMBINATIONS: u64 = 200_000;
+
+/// What the thread-by-thread runs found.
+pub struct Runs {
+    /// Per test thread (engine thread `k + 1`), each distinct way it ran:
+    /// the graph of that run and its final state.
+    per_thread: Vec<Vec<(ExecutionGraph, FinalState)>>,
+    /// Each test thread's litmus index (the `N` of `PN`).
+    indices: Vec<u32>,
+    /// The runs' results merged: failures of each, complete if all were.
+    pub run: RunResult,
+}
+
+/// The events of thread `t` with the values its reads took.
+fn thread_key(g: &ExecutionGraph, t: ThreadId) -> String {
+    let mut s = String::new();
+    for e in g.thread_events(t) {
+        let d = e.describe();
+        s.push_str(d.split(" (rf ").next().unwrap_or(&d));
+        s.push(';');
+    }
+    s
+}
+
+/// Runs each thread of `prog` alone with the promising thread.
+pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
+    let n = prog.test.threads.len();
+    let config = RunConfig {
+        // The user's `--max-executions` counts the test's consistent
+        // executions (cyclic.rs); a thread's own runs have the work cap.
+        max_executions: Some(super::cyclic::MAX_ENGINE_EXECUTIONS),
+        ..config.clone()
+    };
+    let mut per_thread = Vec::with_capacity(n);
+    let mut merged: Option<RunResult> = None;
+    for k in 0..n {
+        let mut alone = prog.test.clone();
+        for (j, t) in alone.threads.iter_mut().enumerate() {
+            if j != k {
+                t.body.clear();
+            }
+        }
+        let p = Program {
+            test: &alone,
+            layout: prog.layout,
+            file: prog.file,
+            unroll: prog.unroll,
+            discarded: Default::default(),
+            observed: prog.observed,
+            default_scope: prog.default_scope,
+            final_order: prog.final_order,
+            opencl: prog.opencl,
+            ghost: prog.ghost.clone(),
+        };
+        let t = k as ThreadId + 1;
+        let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
+        let mut run = rt::run(&config, &|| {
+            let state = p.execute();
+            let g = rt::current_graph();
+            let mut ways = ways.borrow_mut();
+            if ways.len() < super::cyclic::MAX_KEPT {
+                ways.entry(thread_key(&g, t)).or_insert((g, state));
+            }
+        });
+        let who = format!("P{} alone", prog.test.threads[k].index);
+        if let Some(why) = super::cyclic::work_cap(&run, None, ways.borrow().len(), &who) {
+            run.complete = false;
+            run.incomplete_reason = Some(why);
+        }
+        per_thread.push(ways.into_inner().into_values().collect());
+        merged = Some(match merged {
+            None => run,
+            Some(mut m) => {
+                m.complete &= run.complete;
+                m.failures.extend(run.failures);
+                m.incomplete_reason = m.incomplete_reason.or(run.incomplete_reason);
+                m.stats.complete += run.stats.complete;
+                m.stats.blocked += run.stats.blocked;
+                m.stats.failed += run.stats.failed;
+                m
+            }
+        });
+        let m = merged.as_ref().expect("just set");
+        if !m.complete || !m.failures.is_empty() {
+            break;
+        }
+    }
+    Runs {
+        per_thread,
+        indices: prog.test.threads.iter().map(|t| t.index).collect(),
+        run: merged.expect("a litmus test has a thread"),
+    }
+}
+
+impl Runs {
+    /// Calls `each` with every combination of one way per thread, as one
+    /// graph (the promising thread dropped; reads still to be given their
+    /// writes) and its final state, until `each` returns false. An error
+    /// says the budget of combinations ran out.
+    pub fn combinations(
+        &self,
+        ghost: ThreadId,
+        each: &mut dyn FnMut(&ExecutionGraph, &FinalState) -> bool,
+    ) -> Result<(), String> {
+        let n = self.per_thread.len();
+        if self.per_thread.iter().any(Vec::is_empty) {
+            return Ok(());
+        }
+        let total = self
+            .per_thread
+            .iter()
+            .try_fold(1u64, |acc, w| acc.checked_mul(w.len() as u64))
+            .unwrap_or(u64::MAX);
+        if total > MAX_COMBINATIONS {
+            return Err(format!(
+                "the po ∪ rf-cyclic enumeration would validate {} combinations of the threads' runs, more than its \
+                 budget of {MAX_COMBINATIONS}",
+                if total == u64::MAX {
+                    "more than 2^64".to_string()
+                } else {
+                    total.to_string()
+                }
+            ));
+        }
+        let mut pick = vec![0usize; n];
+        loop {
+            let (g, state) = self.build(&pick, ghost);
+            if !each(&g, &state) {
+                return Ok(());
+            }
+            let mut k = 0;
+            loop {
+                if k == n {
+                    return Ok(());
+                }
+                pick[k] += 1;
+                if pick[k] < self.per_thread[k].len() {
+                    break;
+                }
+                pick[k] = 0;
+                k += 1;
+            }
+        }
+    }
+
+    /// One graph from the picked way of each thread.
+    fn build(&self, pick: &[usize], ghost: ThreadId) -> (ExecutionGraph, FinalState) {
+        let (first, state0) = &self.per_thread[0][pick[0]];
+        // The main thread up to the promising thread's spawn (the same in
+        // every run: it allocates and spawns in layout and thread order),
+        // and thread 1.
+        let cut = first
+            .thread_events(0)
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Spawn { child } if child == ghost))
+            .expect("the promising thread is spawned");
+        let mut view = Clock::default();
+        if cut > 0 {
+            view.include(EventId::new(0, cut as u32 - 1));
+        }
+        let len1 = first.thread_len(1);
+        if len1 > 0 {
+            view.include(EventId::new(1, len1 - 1));
+        }
+        let mut g = first.clone_restricted(&view);
+        let mut state = state0.clone();
+        let rules = MemoryModel::Porf.sync_rules();
+        for (k, &p) in pick.iter().enumerate().skip(1) {
+            let t = k as ThreadId + 1;
+            let (from, st) = &self.per_thread[k][p];
+            g.set_placement(t, *from.placement(t));
+            for e in from.thread_events(t) {
+                let mut kind = e.kind.clone();
+                if let EventKind::Read(r) = &mut kind {
+                    // Given its write by the validation.
+                    r.rf = EventId::INIT;
+                }
+                let loc = match &kind {
+                    EventKind::Write(w) => Some(w.loc),
+                    _ => None,
+                };
+                let id = g.push_event(t, kind, e.src, e.scope, rules, false);
+                if let Some(loc) = loc {
+                    let end = g.loc(loc).expect("loc").mo.len() + 1;
+                    g.insert_mo(loc, id, end);
+                }
+            }
+            // This thread's registers come from its own run.
+            for (v, val) in st {
+                if matches!(v, StateVar::Reg { thread, .. } if *thread == self.indices[k]) {
+                    state.insert(v.clone(), val.clone());
+                }
+            }
+        }
+        (g, state)
+    }
+}
