@@ -14,6 +14,7 @@ pub mod event;
 pub mod explore;
 pub mod failure;
 pub mod float;
+pub mod gpu_progress;
 pub mod graph;
 pub mod ids;
 pub mod memory;

@@ -77,9 +77,9 @@ pub enum Progress {
         between_groups: Guarantee,
     },
     /// A GPU progress model of Sorensen et al. (`hsa`, `obe`, `lobe`,
-    /// `hsa_obe`; `crate::progress_model`), between work-groups and
+    /// `hsa_obe`; see the `progress_model` module), between work-groups and
     /// between the work-items of one.
-    Gpu(crate::progress_model::GpuProgress),
+    Gpu(crate::gpu_progress::GpuProgress),
 }
 
 /// The forward-progress guarantee between two threads, at one level of

@@ -59,6 +59,25 @@ impl<T: AtomicValue> RlxValue for T {}
 /// ones).
 pub trait RlxInt: RlxValue + Arithmetic<Operand = Self> + Bitwise + MinMax {}
 
+/// `rlx(class)` for a typed front end whose field `$cell` holds (or
+/// borrows) its [`Typed`] location (`MemAtomic`, `AtomicElement`): written
+/// here, with the DRFrlx types, so that the typed core does not name them.
+macro_rules! rlx_method {
+    ($cell:ident) => {
+        /// This location's relaxed operations with a DRFrlx class (seed
+        /// 004), as `AtomicX::rlx` gives them for std-shaped atomics:
+        /// `x.rlx(Class::Commutative).scoped(Scope::Device).fetch_add(1)`.
+        /// They act at system scope unless `.scoped(..)` says otherwise;
+        /// `None` leaves the access unclassified but tracked (class
+        /// inference is then precise about observations).
+        #[track_caller]
+        pub fn rlx(&self, class: impl Into<Option<$crate::drfrlx::Class>>) -> $crate::drfrlx::Rlx<'_, T> {
+            $crate::drfrlx::Rlx::new(&self.$cell, class.into())
+        }
+    };
+}
+pub(crate) use rlx_method;
+
 macro_rules! rlx_int {
     ($($t:ty),*) => {$(
         impl RlxInt for $t {}

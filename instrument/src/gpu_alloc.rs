@@ -61,6 +61,7 @@ impl<T: AtomicValue> MemAtomic<T> {
     }
 
     scoped_ops!(any, cell);
+    crate::drfrlx::rlx_method!(cell);
 }
 
 impl<T: Arithmetic> MemAtomic<T> {

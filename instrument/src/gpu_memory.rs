@@ -193,6 +193,7 @@ pub struct AtomicElement<'b, T: AtomicValue> {
 
 impl<T: AtomicValue> AtomicElement<'_, T> {
     scoped_ops!(any, cell);
+    crate::drfrlx::rlx_method!(cell);
 }
 
 impl<T: Arithmetic> AtomicElement<'_, T> {

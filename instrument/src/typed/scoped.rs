@@ -9,17 +9,6 @@
 
 macro_rules! scoped_ops {
     (any, $cell:ident) => {
-        /// This location's relaxed operations with a DRFrlx class (seed
-        /// 004), as `AtomicX::rlx` gives them for std-shaped atomics:
-        /// `x.rlx(Class::Commutative).scoped(Scope::Device).fetch_add(1)`.
-        /// They act at system scope unless `.scoped(..)` says otherwise;
-        /// `None` leaves the access unclassified but tracked (class
-        /// inference is then precise about observations).
-        #[track_caller]
-        pub fn rlx(&self, class: impl Into<Option<$crate::drfrlx::Class>>) -> $crate::drfrlx::Rlx<'_, T> {
-            $crate::drfrlx::Rlx::new(&self.$cell, class.into())
-        }
-
         /// Atomic load (`Relaxed`, `Acquire` or `SeqCst`).
         #[track_caller]
         pub fn load(&self, o: ::std::sync::atomic::Ordering, scope: Scope) -> T {
