@@ -31,7 +31,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         .map(|f| {
             json!({
                 "message": race_text(r, f),
-                "events": f.events.iter().map(|e| json!({
+                "events": f.events().iter().map(|e| json!({
                     "thread": r.thread_name(e.id.thread),
                     "what": e.what,
                     "at": e.src.to_string(),
@@ -42,7 +42,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
     let failures: Vec<Json> = r
         .failures
         .iter()
-        .map(|f| json!({ "kind": f.kind.name(), "message": f.message, "token": f.token }))
+        .map(|f| json!({ "kind": f.kind().name(), "message": f.message(), "token": f.token() }))
         .collect();
     json!({
         "file": file,
