@@ -1,6 +1,6 @@
 //! Running a generated program's litmus text, and what the targets compare.
 
-use scopecheck::litmus::interp::FinalState;
+use scopecheck::litmus::FinalState;
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
 use scopecheck::{MemoryModel, Strategy};
 use std::collections::BTreeSet;

@@ -6,8 +6,8 @@
 mod common;
 
 use common::one_failure;
-use scopecheck::litmus::interp::FinalState;
 use scopecheck::litmus::output::state_text;
+use scopecheck::litmus::FinalState;
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{FailureKind, MemoryModel};
 

@@ -31,7 +31,7 @@ pub enum LitmusModel {
     /// OpenCL 2.0's scoped C11 (POPL'16, herd's and Dat3M's `opencl.cat`):
     /// graphs explored under the engine's `porf` and judged by
     /// [`scopecheck_checker::model::opencl::check`], and those with a cycle
-    /// in po ∪ rf found by [`super::cyclic`].
+    /// in po ∪ rf found by `cyclic.rs`.
     OpenCl,
     /// A GPU hardware model for Dat3M's PTX and Vulkan tests
     /// (docs/gpu-models.md): graphs explored under the engine's `porf`
