@@ -81,7 +81,7 @@ pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
                 problem = Some(Problem::Failed(format!(
                     "{}: {}",
                     f.kind().name(),
-                    first_line(&f.message)
+                    first_line(f.message())
                 )));
             } else if !report.is_complete() && opts.max_executions.is_none() {
                 problem = Some(Problem::Failed(format!(

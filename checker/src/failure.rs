@@ -83,36 +83,148 @@ impl EventInfo {
 }
 
 /// A failure found in one execution.
+///
+/// Read through its accessors ([`Failure::kind`], [`Failure::message`],
+/// [`Failure::events`], [`Failure::token`], ...): the fields are the
+/// checker's own, so a user's code cannot build an inconsistent report.
+///
+/// ```compile_fail
+/// fn kind(f: &scopecheck_checker::Failure) -> scopecheck_checker::FailureKind {
+///     f.kind // private: `f.kind()` is the way
+/// }
+/// ```
+///
+/// ```
+/// fn kind(f: &scopecheck_checker::Failure) -> scopecheck_checker::FailureKind {
+///     f.kind()
+/// }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Failure {
     /// What kind of failure.
-    pub kind: FailureKind,
+    pub(crate) kind: FailureKind,
     /// A sentence saying what happened.
-    pub message: String,
+    pub(crate) message: String,
     /// Where, when known (a panic's location).
-    pub location: Option<SourceLoc>,
+    pub(crate) location: Option<SourceLoc>,
     /// The thread that failed, when there is one.
-    pub thread: Option<ThreadId>,
+    pub(crate) thread: Option<ThreadId>,
     /// The events involved (both accesses of a race, ...).
-    pub events: Vec<EventInfo>,
+    pub(crate) events: Vec<EventInfo>,
     /// How to fix it, when known.
-    pub fix: Option<String>,
+    pub(crate) fix: Option<String>,
     /// Why it happened, beyond what the message's first clause says, when
     /// known (a data race's too-narrow release under a scoped model). The
     /// message ends with it too.
-    pub cause: Option<String>,
+    pub(crate) cause: Option<String>,
     /// The execution graph at the failure.
-    pub graph: ExecutionGraph,
+    pub(crate) graph: ExecutionGraph,
     /// Token that replays the execution.
-    pub token: String,
+    pub(crate) token: String,
     /// For a [`FailureKind::Hang`]: the threads that wait forever and the
     /// threads they wait for.
-    pub hang: Option<crate::progress::HangInfo>,
+    pub(crate) hang: Option<crate::progress::HangInfo>,
 }
 
 impl Failure {
+    /// A failure of `kind` saying `message`, on `graph` (replayed by
+    /// `token`), with no location, thread, events, fix or cause yet: the
+    /// `with_*` methods add them. For failures found outside the engine
+    /// (the litmus front end's declarative models, the DRFrlx check).
+    pub fn new(kind: FailureKind, message: String, graph: ExecutionGraph, token: String) -> Failure {
+        Failure {
+            kind,
+            message,
+            location: None,
+            thread: None,
+            events: Vec::new(),
+            fix: None,
+            cause: None,
+            graph,
+            token,
+            hang: None,
+        }
+    }
+
+    /// A race of kind `kind` between events `a` and `b` of `g` (`b` is where
+    /// it is reported), saying `message`, replayed under `model`.
+    pub fn race(
+        kind: FailureKind,
+        message: String,
+        g: &ExecutionGraph,
+        a: EventId,
+        b: EventId,
+        model: crate::model::MemoryModel,
+    ) -> Failure {
+        let mut f = Failure::new(kind, message, g.clone(), crate::token::encode(g, model));
+        f.location = Some(g.event(b).src);
+        f.thread = Some(b.thread);
+        f.events = vec![EventInfo::of(g, a), EventInfo::of(g, b)];
+        f
+    }
+
+    /// Sets the suggested fix (a shim object's own advice; a front end
+    /// rewording the engine's advice in its own language).
+    pub fn set_fix(&mut self, fix: Option<String>) {
+        self.fix = fix;
+    }
+
+    /// Rewords the message (a front end whose users cannot follow the
+    /// engine's advice for Rust programs).
+    pub fn set_message(&mut self, message: String) {
+        self.message = message;
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> FailureKind {
         self.kind
+    }
+
+    /// A sentence saying what happened.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Where, when known (a panic's location, the second access of a race).
+    pub fn location(&self) -> Option<SourceLoc> {
+        self.location
+    }
+
+    /// The thread that failed, when there is one.
+    pub fn thread(&self) -> Option<ThreadId> {
+        self.thread
+    }
+
+    /// The events involved (both accesses of a race, ...).
+    pub fn events(&self) -> &[EventInfo] {
+        &self.events
+    }
+
+    /// How to fix it, when known.
+    pub fn fix(&self) -> Option<&str> {
+        self.fix.as_deref()
+    }
+
+    /// Why it happened, beyond the message's first clause, when known (the
+    /// message ends with it too).
+    pub fn cause(&self) -> Option<&str> {
+        self.cause.as_deref()
+    }
+
+    /// The execution graph at the failure: the report draws the whole
+    /// execution from it, so it is needed outside the checker.
+    pub fn graph(&self) -> &ExecutionGraph {
+        &self.graph
+    }
+
+    /// The token that replays the execution (empty when there is none).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// For a [`FailureKind::Hang`]: the threads that wait forever and the
+    /// threads they wait for.
+    pub fn hang(&self) -> Option<&crate::progress::HangInfo> {
+        self.hang.as_ref()
     }
 }

@@ -1,6 +1,6 @@
 //! Running a generated program's litmus text, and what the targets compare.
 
-use scopecheck::litmus::interp::FinalState;
+use scopecheck::litmus::FinalState;
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
 use scopecheck::{MemoryModel, Strategy};
 use std::collections::BTreeSet;
@@ -47,7 +47,7 @@ pub fn run_for(src: &str, model: MemoryModel, strategy: Strategy, limit: Option<
     assert!(
         r.failures.is_empty(),
         "a generated program failed under {model:?} ({strategy:?}): {:?}\n{src}",
-        r.failures.iter().map(|f| &f.message).collect::<Vec<_>>()
+        r.failures.iter().map(|f| f.message()).collect::<Vec<_>>()
     );
     r
 }
@@ -62,9 +62,9 @@ pub fn race_lines(r: &TestResult) -> BTreeSet<(String, Vec<u32>)> {
     r.races
         .iter()
         .map(|f| {
-            let mut v: Vec<u32> = f.events.iter().map(|e| e.src.line).collect();
+            let mut v: Vec<u32> = f.events().iter().map(|e| e.src.line).collect();
             v.sort_unstable();
-            (format!("{:?}", f.kind), v)
+            (format!("{:?}", f.kind()), v)
         })
         .collect()
 }

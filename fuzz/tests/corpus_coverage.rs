@@ -152,7 +152,7 @@ fn missing(expected: &Features, seen: &Features) -> String {
 /// The kind and message of a refused or failing parse seed.
 fn outcome(name: &str, src: &str) -> Option<(Kind, String)> {
     match check_source("fuzz.litmus", src, &parse::options()) {
-        Ok(r) => r.failures.first().map(|f| (Kind::Runtime, f.message.clone())),
+        Ok(r) => r.failures.first().map(|f| (Kind::Runtime, f.message().to_string())),
         Err(TestError::Parse(e)) => Some((Kind::Parse, e.message)),
         // Matched by kind, not shape: an invalid test and an unsupported one
         // both count as refused (the message is read from the located text).
@@ -187,7 +187,7 @@ fn the_parse_corpus_covers_every_construct_of_the_litmus_dialect() {
             assert!(
                 r.failures.is_empty(),
                 "{name} failed: {:?}",
-                r.failures.iter().map(|f| &f.message).collect::<Vec<_>>()
+                r.failures.iter().map(|f| f.message()).collect::<Vec<_>>()
             );
         }
         seen.extend(features);

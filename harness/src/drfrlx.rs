@@ -447,7 +447,7 @@ impl Check {
             if !out
                 .failures
                 .iter()
-                .any(|o| o.kind == fl.kind && o.location == fl.location)
+                .any(|o| o.kind() == fl.kind() && o.location() == fl.location())
             {
                 out.failures.push(fl);
             }
@@ -1030,18 +1030,12 @@ fn count_text(n: u128) -> String {
 
 /// A broken invariant of the checker, said plainly.
 fn internal(what: &str) -> Failure {
-    Failure {
-        kind: scopecheck_checker::FailureKind::Internal,
-        message: format!("internal error (a bug in scopecheck, not in the program): {what}"),
-        location: None,
-        thread: None,
-        events: Vec::new(),
-        fix: None,
-        cause: None,
-        graph: ExecutionGraph::new(),
-        token: String::new(),
-        hang: None,
-    }
+    Failure::new(
+        scopecheck_checker::FailureKind::Internal,
+        format!("internal error (a bug in scopecheck, not in the program): {what}"),
+        ExecutionGraph::new(),
+        String::new(),
+    )
 }
 
 /// Runs the default DRFrlx check on `f` and panics with the report unless

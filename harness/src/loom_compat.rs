@@ -107,7 +107,7 @@ pub(crate) fn checkpoint_notice(path: &Path, replaying: bool) {
 /// exploration, not a replay of it).
 pub(crate) fn write_checkpoint(path: &Path, report: &Report) {
     let Some(f) = report.failures().first() else { return };
-    if let Err(e) = std::fs::write(path, format!("{CHECKPOINT_TAG} {}\n", f.token)) {
+    if let Err(e) = std::fs::write(path, format!("{CHECKPOINT_TAG} {}\n", f.token())) {
         eprintln!("scopecheck: cannot write the checkpoint file {}: {e}", path.display());
     }
 }

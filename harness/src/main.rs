@@ -143,9 +143,9 @@ fn drfrlx(args: DrfrlxArgs) -> ExitCode {
             Ok(r) => {
                 // The analysis takes a condition's undeclared location as 0,
                 // as `scopecheck litmus` does: say so the same way.
-                let src = scopecheck::litmus::limits::read_source(file);
+                let src = scopecheck::litmus::read_source(file);
                 if let Ok(test) = src.as_deref().map(scopecheck::litmus::parse) {
-                    for (pos, w) in test.map(|t| scopecheck::litmus::warnings::of(&t)).unwrap_or_default() {
+                    for (pos, w) in test.map(|t| scopecheck::litmus::warnings_of(&t)).unwrap_or_default() {
                         eprint_line(format_args!("{name}:{pos}: warning: {w}"));
                     }
                 }
@@ -356,7 +356,7 @@ fn model_of(job: &Job, outcome: &Result<TestResult, TestError>) -> Option<Litmus
             if !std::fs::metadata(&job.file).is_ok_and(|m| m.is_file()) {
                 return None;
             }
-            let src = scopecheck::litmus::limits::read_source(&job.file).ok()?;
+            let src = scopecheck::litmus::read_source(&job.file).ok()?;
             let arch = scopecheck::litmus::parse(&src).ok()?.arch;
             Some(LitmusModel::default_for(arch))
         }),

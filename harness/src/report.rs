@@ -307,33 +307,37 @@ fn write_locations(f: &mut impl fmt::Write, locs: &[(Loc, SourceLoc)]) -> fmt::R
 
 /// Writes one failure the way reports show it.
 pub fn write_failure(f: &mut impl fmt::Write, fl: &Failure, model: MemoryModel) -> fmt::Result {
-    writeln!(f, "scopecheck: {} ({} model)", fl.kind.name(), model.name())?;
+    writeln!(f, "scopecheck: {} ({} model)", fl.kind().name(), model.name())?;
     writeln!(f)?;
-    writeln!(f, "  {}", fl.message)?;
-    if !fl.events.is_empty() {
+    writeln!(f, "  {}", fl.message())?;
+    if !fl.events().is_empty() {
         writeln!(f)?;
         writeln!(f, "  events:")?;
-        for e in &fl.events {
+        for e in fl.events() {
             writeln!(f, "    thread {} {:<50} at {}", e.id.thread, e.what, e.src)?;
         }
     }
-    if let Some(fix) = &fl.fix {
+    if let Some(fix) = fl.fix() {
         writeln!(f)?;
         writeln!(f, "  fix: {fix}")?;
     }
     writeln!(f)?;
     writeln!(f, "  execution (rf: the write a read reads; mo #k: a write's place in modification order, #0 being the initial value):")?;
-    let marks: Vec<EventId> = fl.events.iter().map(|e| e.id).collect();
-    write_execution(f, &fl.graph, &marks)?;
+    let marks: Vec<EventId> = fl.events().iter().map(|e| e.id).collect();
+    write_execution(f, fl.graph(), &marks)?;
     writeln!(f)?;
-    writeln!(f, "  replay token: {}", fl.token)?;
+    writeln!(f, "  replay token: {}", fl.token())?;
     match test_name() {
         Some(name) => writeln!(
             f,
             "  to replay: SCOPECHECK_REPLAY={} cargo test {name} -- --exact",
-            fl.token
+            fl.token()
         ),
-        None => writeln!(f, "  to replay: SCOPECHECK_REPLAY={} cargo test <test name>", fl.token),
+        None => writeln!(
+            f,
+            "  to replay: SCOPECHECK_REPLAY={} cargo test <test name>",
+            fl.token()
+        ),
     }
 }
 

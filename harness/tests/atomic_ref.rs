@@ -467,7 +467,7 @@ fn cuda_block_scope_flag_is_a_heterogeneous_race_and_lets_a_data_race_through() 
         "{r}"
     );
     for f in r.failures() {
-        assert!(f.fix.as_deref().unwrap().starts_with("use device scope"), "{:?}", f.fix);
+        assert!(f.fix().unwrap().starts_with("use device scope"), "{:?}", f.fix());
     }
     // The flag's store and load race whatever the load reads; once the flag
     // is seen, `x` is not published to the reader, which may read 0.
@@ -525,7 +525,7 @@ fn at(needle: &str) -> String {
 /// the shim's).
 #[track_caller]
 fn assert_panic(f: &scopecheck::Failure, what: &str, call: &str) {
-    assert_eq!(f.message, format!("thread 0 panicked: {what} (at {})", at(call)));
+    assert_eq!(f.message(), format!("thread 0 panicked: {what} (at {})", at(call)));
 }
 
 #[test]
@@ -955,7 +955,7 @@ fn a_local_plain_cell_follows_local_barriers() {
     let f = the_failure(&r, FailureKind::DataRace);
     let (write, read) = (at("write(7)"), at("got.write(item.shared().^read())"));
     assert_eq!(
-        f.message,
+        f.message(),
         format!(
             "data race on loc0.2 in local memory (created at {}): `store(na) loc0.2 := 7` (thread 1, {write}) and \
              `load(na) loc0.2 = 7 (rf T1.1)` (thread 2, {read}) conflict and neither happens before the other; \

@@ -619,13 +619,17 @@ fn every_front_end_refuses_values_wider_than_a_word_at_the_callers_line() {
     for (line, body) in bodies {
         let r: Report = Builder::new().explore(body);
         let f = the_failure(&r, FailureKind::Panic);
-        assert!(f.message.contains("holds values of at most 8 bytes"), "{}", f.message);
         assert!(
-            f.message.contains("Wide does not fit: this type has 16"),
+            f.message().contains("holds values of at most 8 bytes"),
             "{}",
-            f.message
+            f.message()
+        );
+        assert!(
+            f.message().contains("Wide does not fit: this type has 16"),
+            "{}",
+            f.message()
         );
         let at = format!("(at {}:{line}:", file!());
-        assert!(f.message.contains(&at), "{at} in {}", f.message);
+        assert!(f.message().contains(&at), "{at} in {}", f.message());
     }
 }

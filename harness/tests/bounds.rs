@@ -167,8 +167,8 @@ fn a_litmus_while_1_under_a_huge_unroll_ends_at_a_bound() {
         });
         assert_eq!(r.failures.len(), 1, "{body}: {:?}", r.failures);
         let f = &r.failures[0];
-        assert_eq!(f.kind, scopecheck::FailureKind::Runaway, "{body}");
-        assert!(f.message.contains("--unroll"), "{body}: {}", f.message);
+        assert_eq!(f.kind(), scopecheck::FailureKind::Runaway, "{body}");
+        assert!(f.message().contains("--unroll"), "{body}: {}", f.message());
         assert_eq!(r.executions, 0, "{body}");
         let text = herd_text(&r);
         assert!(!text.contains("Never"), "{text}");
@@ -295,7 +295,7 @@ fn nested_local_loops_count_toward_max_steps() {
     });
     assert_eq!(r.failures.len(), 1, "{:?}", r.failures);
     let f = &r.failures[0];
-    assert_eq!(f.kind, scopecheck::FailureKind::Runaway);
-    assert!(f.message.contains("steps in one execution"), "{}", f.message);
-    assert!(f.message.contains("--unroll"), "{}", f.message);
+    assert_eq!(f.kind(), scopecheck::FailureKind::Runaway);
+    assert!(f.message().contains("steps in one execution"), "{}", f.message());
+    assert!(f.message().contains("--unroll"), "{}", f.message());
 }

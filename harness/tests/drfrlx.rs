@@ -328,7 +328,7 @@ fn split_counter_exact_sum_fails_in_the_quantum_equivalent_program() {
     let r = split_counter(true, Some(Class::Quantum), Some(Class::Quantum), Check::new());
     assert!(r.races.is_empty(), "{r}");
     let f = one_failure(&r.failures, FailureKind::Panic, &r);
-    assert!(f.message.contains("exact count"), "{r}");
+    assert!(f.message().contains("exact count"), "{r}");
 }
 
 #[test]

@@ -253,7 +253,7 @@ fn split_counter_in_mapped_memory() {
     let r = split_counter(true, q, q);
     assert!(r.races.is_empty(), "{r}");
     let f = one_failure(&r.failures, FailureKind::Panic, &r);
-    assert!(f.message.contains("exact count"), "{r}");
+    assert!(f.message().contains("exact count"), "{r}");
     let r = split_counter(false, q, Some(Class::Unpaired));
     assert_eq!(kinds(&r), vec![RaceKind::Quantum], "{r}");
 }

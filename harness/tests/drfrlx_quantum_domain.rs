@@ -29,8 +29,8 @@ fn a_bound_assumed_on_a_quantum_load_fails_at_the_types_largest_value() {
     let r = bounded_reader(Check::new());
     assert!(r.is_illegal(), "{r}");
     assert_eq!(r.failures.len(), 1, "{r}");
-    assert_eq!(r.failures[0].kind, FailureKind::Panic, "{r}");
-    assert!(r.failures[0].message.contains("read 4294967295"), "{r}");
+    assert_eq!(r.failures[0].kind(), FailureKind::Panic, "{r}");
+    assert!(r.failures[0].message().contains("read 4294967295"), "{r}");
     assert_eq!(r.quantum_domains.len(), 1, "{r}");
     assert_eq!(r.quantum_domains[0].1, vec![0, 1, u32::MAX as u64], "{r}");
     assert!(

@@ -213,7 +213,7 @@ fn no_illegal_race_and_no_quantum_means_only_sc_results_under_rc11() {
         let p = generate(&mut rng);
         let r = check(&p);
         assert!(
-            r.failures.iter().all(|f| f.kind != FailureKind::Internal),
+            r.failures.iter().all(|f| f.kind() != FailureKind::Internal),
             "program {i}: the checker failed inside\n{p}{r}"
         );
         assert!(
@@ -224,7 +224,7 @@ fn no_illegal_race_and_no_quantum_means_only_sc_results_under_rc11() {
             r.quantum_programs, 0,
             "program {i}: the generator makes no quantum access"
         );
-        let data_race = r.failures.iter().any(|f| f.kind == FailureKind::DataRace);
+        let data_race = r.failures.iter().any(|f| f.kind() == FailureKind::DataRace);
         if r.races.is_empty() {
             assert!(
                 !data_race,

@@ -58,9 +58,9 @@ fn message_passing_relaxed_is_a_data_race_with_both_lines() {
     let r = Builder::new().explore(message_passing(Ordering::Relaxed));
     let f = the_failure(&r, FailureKind::DataRace);
     // Both accesses are named, with this file's lines.
-    assert_eq!(f.events.len(), 2);
-    let lines: Vec<u32> = f.events.iter().map(|e| e.src.line()).collect();
-    assert!(f.events.iter().all(|e| e.src.file().ends_with("foundation.rs")));
+    assert_eq!(f.events().len(), 2);
+    let lines: Vec<u32> = f.events().iter().map(|e| e.src.line()).collect();
+    assert!(f.events().iter().all(|e| e.src.file().ends_with("foundation.rs")));
     let line_of = |needle: &str| {
         include_str!("foundation.rs")
             .lines()
@@ -96,12 +96,12 @@ fn replay_token_reproduces_the_same_failure() {
     let r = Builder::new().explore(message_passing(Ordering::Relaxed));
     let f = the_failure(&r, FailureKind::DataRace);
     let mut b = Builder::new();
-    b.strategy = Strategy::Replay(f.token.clone());
+    b.strategy = Strategy::Replay(f.token().to_string());
     let again = b.explore(message_passing(Ordering::Relaxed));
     assert!(!again.replay_diverged(), "{again}");
     let g = the_failure(&again, FailureKind::DataRace);
-    assert_eq!(g.token, f.token, "the replayed execution is the same execution");
-    let ids = |x: &scopecheck::Failure| x.events.iter().map(|e| (e.id, e.src.line())).collect::<Vec<_>>();
+    assert_eq!(g.token(), f.token(), "the replayed execution is the same execution");
+    let ids = |x: &scopecheck::Failure| x.events().iter().map(|e| (e.id, e.src.line())).collect::<Vec<_>>();
     assert_eq!(ids(f), ids(g));
     assert_eq!(again.runs(), 1);
 }
@@ -112,7 +112,7 @@ fn replay_of_a_passing_execution_runs_once_and_passes() {
     // invents a failure. Here: the Release version with the Relaxed version's token.
     let r = Builder::new().explore(message_passing(Ordering::Relaxed));
     let mut b = Builder::new();
-    b.strategy = Strategy::Replay(the_failure(&r, FailureKind::DataRace).token.clone());
+    b.strategy = Strategy::Replay(the_failure(&r, FailureKind::DataRace).token().to_string());
     let again = b.explore(message_passing(Ordering::Release));
     assert!(again.failures().is_empty(), "{again}");
     assert_eq!(again.runs(), 1);
@@ -129,9 +129,9 @@ fn assertion_failures_are_reported_with_message_and_line() {
         t.join().unwrap();
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("saw the store"), "{}", f.message);
-    assert!(f.message.contains("foundation.rs:"), "{}", f.message);
-    assert_eq!(f.thread, Some(0));
+    assert!(f.message().contains("saw the store"), "{}", f.message());
+    assert!(f.message().contains("foundation.rs:"), "{}", f.message());
+    assert_eq!(f.thread(), Some(0));
 }
 
 #[test]
@@ -141,8 +141,8 @@ fn a_panic_in_a_spawned_thread_fails_the_execution_without_aborting() {
         let _ = t.join();
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("boom in thread"));
-    assert_eq!(f.thread, Some(1));
+    assert!(f.message().contains("boom in thread"));
+    assert_eq!(f.thread(), Some(1));
 }
 
 #[test]
@@ -157,7 +157,7 @@ fn a_loop_without_spin_hint_is_a_runaway_thread() {
         t.join().unwrap();
     });
     let f = the_failure(&r, FailureKind::Runaway);
-    assert!(f.message.contains("spin_loop"), "{}", f.message);
+    assert!(f.message().contains("spin_loop"), "{}", f.message());
 }
 
 #[test]
@@ -190,7 +190,7 @@ fn a_spin_loop_nobody_ends_is_a_deadlock() {
         }
     });
     let f = the_failure(&r, FailureKind::Deadlock);
-    assert!(f.message.contains("spins on"), "{}", f.message);
+    assert!(f.message().contains("spins on"), "{}", f.message());
 }
 
 #[test]
@@ -207,7 +207,7 @@ fn joining_threads_that_wait_for_each_other_is_a_deadlock() {
         go.store(true, Ordering::Release);
     });
     let f = the_failure(&r, FailureKind::Deadlock);
-    assert!(f.message.contains("join thread 1"), "{}", f.message);
+    assert!(f.message().contains("join thread 1"), "{}", f.message());
 }
 
 #[test]
@@ -307,11 +307,11 @@ fn invalid_orderings_use_std_wording() {
     for (want, f) in cases {
         let r = Builder::new().explore(f);
         let fl = the_failure(&r, FailureKind::Panic);
-        assert!(fl.message.contains(want), "{} does not contain {want}", fl.message);
+        assert!(fl.message().contains(want), "{} does not contain {want}", fl.message());
         assert!(
-            fl.message.contains("foundation.rs"),
+            fl.message().contains("foundation.rs"),
             "names the caller's line: {}",
-            fl.message
+            fl.message()
         );
     }
 }

@@ -91,8 +91,8 @@ fn a_thread_skipping_the_barrier_is_divergence() {
         );
     });
     let f = the_failure(&report, FailureKind::BarrierDivergence);
-    assert!(f.message.contains("2 of its 3 threads"), "{}", f.message);
-    assert!(f.message.contains("finished"), "{}", f.message);
+    assert!(f.message().contains("2 of its 3 threads"), "{}", f.message());
+    assert!(f.message().contains("finished"), "{}", f.message());
 }
 
 /// Threads of one block at two different barrier calls diverge too.
@@ -114,7 +114,7 @@ fn different_barrier_calls_are_divergence() {
         );
     });
     let f = the_failure(&report, FailureKind::BarrierDivergence);
-    assert!(f.message.contains("meet at different barriers"), "{}", f.message);
+    assert!(f.message().contains("meet at different barriers"), "{}", f.message());
 }
 
 /// Warp barriers group threads by warp: with warps of 2, threads 0 and 1

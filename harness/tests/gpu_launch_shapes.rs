@@ -94,10 +94,14 @@ fn a_bad_shape_is_refused_at_the_launch() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let r = b.explore(|| launch(Launch::new((3, 1), 1).cluster(2), |_| (), |_| {}));
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("is not a whole number of clusters"), "{}", f.message);
+    assert!(
+        f.message().contains("is not a whole number of clusters"),
+        "{}",
+        f.message()
+    );
     let r = b.explore(|| launch(Launch::new((2, 0, 1), 1), |_| (), |_| {}));
     assert!(the_failure(&r, FailureKind::Panic)
-        .message
+        .message()
         .contains("at least one block"));
 }
 
@@ -163,12 +167,12 @@ fn a_mask_without_the_callers_lane_is_divergence() {
     });
     let f = the_failure(&r, FailureKind::BarrierDivergence);
     assert!(
-        f.message
+        f.message()
             .contains("lane 1 (thread 1 of block 0) calls __syncwarp with mask 0x1, which does not name its own lane"),
         "{}",
-        f.message
+        f.message()
     );
-    assert!(f.location.is_some());
+    assert!(f.location().is_some());
 }
 
 /// Lanes meeting with different masks each wait for lanes that never come:
@@ -190,11 +194,11 @@ fn divergent_masks_are_divergence() {
         );
     });
     let f = the_failure(&r, FailureKind::BarrierDivergence);
-    assert!(f.message.contains("lanes {0, 1} of warp 0"), "{}", f.message);
+    assert!(f.message().contains("lanes {0, 1} of warp 0"), "{}", f.message());
     assert!(
-        f.message.contains("at the barrier of lanes {0, 1, 2} of warp 0"),
+        f.message().contains("at the barrier of lanes {0, 1, 2} of warp 0"),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -264,7 +268,7 @@ fn cluster_scope_reaches_the_cluster() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let (_, r) = outcomes(&b, mp(2));
     let f = the_failure(&r, FailureKind::HeterogeneousRace);
-    assert!(f.fix.as_deref().is_some_and(|x| x.contains("device scope")), "{f:?}");
+    assert!(f.fix().is_some_and(|x| x.contains("device scope")), "{f:?}");
 }
 
 /// Memory synchronization domains: two kernels running at once on one
@@ -315,6 +319,6 @@ fn device_scope_stays_within_a_domain() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let (_, r) = outcomes(&b, domains(1, Scope::Device));
     let f = the_failure(&r, FailureKind::HeterogeneousRace);
-    assert!(f.fix.as_deref().is_some_and(|x| x.contains("system scope")), "{f:?}");
-    assert!(f.message.contains("domain 1"), "{}", f.message);
+    assert!(f.fix().is_some_and(|x| x.contains("system scope")), "{f:?}");
+    assert!(f.message().contains("domain 1"), "{}", f.message());
 }

@@ -134,9 +134,10 @@ fn keys_are_recorded_once_and_every_runner_collects() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message.contains("key `same` was already recorded in this execution"),
+        f.message()
+            .contains("key `same` was already recorded in this execution"),
         "{}",
-        f.message
+        f.message()
     );
 
     let body = || {

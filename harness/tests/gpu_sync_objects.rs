@@ -87,7 +87,7 @@ fn a_block_barrier_across_blocks_is_a_heterogeneous_race() {
     let b = builder(MemoryModel::Src11, Strategy::Exhaustive);
     let (_, r) = outcomes(&b, exchange(2, 1, Scope::Block, arrive_and_wait));
     let f = the_failure(&r, FailureKind::HeterogeneousRace);
-    assert!(f.fix.as_deref().is_some_and(|x| x.contains("device scope")), "{f:?}");
+    assert!(f.fix().is_some_and(|x| x.contains("device scope")), "{f:?}");
 }
 
 /// Arriving orders nothing by itself: reading a partner's slot after
@@ -165,9 +165,9 @@ fn a_missing_arrival_is_a_deadlock_at_the_users_line() {
     let f = the_failure(&r, FailureKind::Deadlock);
     let at = position(file!(), SRC, "|_| bar.^arrive_and_wait());");
     assert!(
-        f.message.contains(&format!("waits at {at} on a cuda::barrier")),
+        f.message().contains(&format!("waits at {at} on a cuda::barrier")),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -188,9 +188,9 @@ fn more_arrivals_than_expected_panics() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message.contains("more arrivals than the expected count"),
+        f.message().contains("more arrivals than the expected count"),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -234,7 +234,7 @@ fn a_latch_below_zero_panics_and_a_block_latch_across_blocks_races() {
         let l = Latch::new(1, Scope::Device);
         launch(Launch::new(1, 2), |_| (), |_| l.count_down(1));
     });
-    assert!(the_failure(&r, FailureKind::Panic).message.contains("below zero"));
+    assert!(the_failure(&r, FailureKind::Panic).message().contains("below zero"));
     let r = b.explore(|| {
         let l = Latch::new(2, Scope::Block);
         launch(Launch::new(2, 1), |_| (), |_| l.arrive_and_wait(1));
@@ -312,7 +312,7 @@ fn try_acquire_and_release_past_the_maximum() {
         s.release();
     });
     assert!(the_failure(&r, FailureKind::Panic)
-        .message
+        .message()
         .contains("exceed its maximum 1"));
 }
 
@@ -328,8 +328,8 @@ fn an_acquire_nobody_releases_is_a_deadlock() {
     let f = the_failure(&r, FailureKind::Deadlock);
     let at = position(file!(), SRC, "|_| s.^acquire());");
     assert!(
-        f.message.contains(&format!("waits at {at} on a counting_semaphore")),
+        f.message().contains(&format!("waits at {at} on a counting_semaphore")),
         "{}",
-        f.message
+        f.message()
     );
 }

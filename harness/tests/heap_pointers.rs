@@ -590,7 +590,7 @@ fn a_random_value_in_an_integer_atomic_is_reported_with_its_line_and_both_values
     let drawn = drawn.lock().unwrap();
     assert_eq!(drawn.len(), 2, "{r}");
     assert_eq!(
-        f.message,
+        f.message(),
         format!(
             "thread 1's store to loc0.0 (created at {}) at {} wrote {}, where an earlier execution with the same \
              choices wrote {} there; {CAUSES}",
@@ -600,7 +600,7 @@ fn a_random_value_in_an_integer_atomic_is_reported_with_its_line_and_both_values
             show(drawn[0])
         )
     );
-    assert_eq!(f.location.map(|l| l.to_string()), Some(at("x1.^store(v, Relaxed)")));
+    assert_eq!(f.location().map(|l| l.to_string()), Some(at("x1.^store(v, Relaxed)")));
 }
 
 /// A global std counter's value added to an integer atomic (the counter
@@ -621,7 +621,7 @@ fn a_global_counter_in_a_fetch_add_is_reported_with_its_line_and_both_values() {
     });
     let f = the_failure(&r, FailureKind::Nondeterminism);
     assert_eq!(
-        f.message,
+        f.message(),
         format!(
             "thread 1's fetch_add on loc0.0 (created at {}) at {} wrote 1, where an earlier execution with the same \
              choices wrote 0 there; {CAUSES}",
@@ -646,7 +646,7 @@ fn a_global_counter_as_an_initial_value_is_reported_with_its_line_and_both_value
     let f = the_failure(&r, FailureKind::Nondeterminism);
     let made = at("Arc::new(^AtomicUsize::new(n)); // the counted cell");
     assert_eq!(
-        f.message,
+        f.message(),
         format!(
             "thread 0 created loc0.0 at {made} with the initial value 1, where an earlier execution with the same \
              choices created it with 0; {CAUSES}"
@@ -688,7 +688,7 @@ fn a_pointer_compare_exchange_that_changes_its_outcome_is_reported() {
     assert_eq!(seen.len(), 2, "{r}");
     let (node, expected) = seen[1];
     assert_eq!(
-        f.message,
+        f.message(),
         format!(
             "thread 1's compare_exchange on loc0.0 (created at {}) at {} read {} and expected {}, so it fails in \
              this execution, where an earlier execution with the same choices succeeded there; {CAUSES}",

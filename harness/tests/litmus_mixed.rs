@@ -105,7 +105,7 @@ fn opencl_mixed_declarations_exactly() {
         assert_eq!(r.race_free(), w.race_free, "{}: race_free", w.file);
         assert_eq!((r.executions, r.racy_executions), (w.executions, w.racy), "{}", w.file);
         assert!(
-            r.races.iter().all(|f| f.kind == FailureKind::DataRace),
+            r.races.iter().all(|f| f.kind() == FailureKind::DataRace),
             "{}: {:?}",
             w.file,
             r.races

@@ -225,7 +225,7 @@ fn work_group_scope_stops_at_the_work_group() {
     assert!(other
         .races
         .iter()
-        .any(|f| f.kind == scopecheck::FailureKind::HeterogeneousRace));
+        .any(|f| f.kind() == scopecheck::FailureKind::HeterogeneousRace));
 }
 
 /// `incl` is herd's same-scope rule: a work-group and a device atomic in the

@@ -6,8 +6,8 @@
 mod common;
 
 use common::one_failure;
-use scopecheck::litmus::interp::FinalState;
 use scopecheck::litmus::output::state_text;
+use scopecheck::litmus::FinalState;
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{FailureKind, MemoryModel};
 
@@ -184,10 +184,10 @@ fn runtime_errors_of_the_program_are_failures_with_the_line() {
     let f = one_failure(&r.failures, FailureKind::Panic, &"the litmus test `div`");
     // The panic is raised in the interpreter, at a line of its own source.
     let (what, at) = f
-        .message
+        .message()
         .split_once(" (at ")
         .expect("a panic names where it was raised");
     assert_eq!(what, "thread 1 panicked: t.litmus:5:11: division by zero");
-    assert!(at.starts_with("harness/src/litmus/interp.rs:"), "{}", f.message);
+    assert!(at.starts_with("harness/src/litmus/interp.rs:"), "{}", f.message());
     assert_eq!(r.verdict(), None);
 }

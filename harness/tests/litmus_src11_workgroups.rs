@@ -99,14 +99,14 @@ fn a_barrier_fencing_only_the_other_space_lets_a_data_race_through() {
         let race = &r.races[0];
         assert_eq!(race.kind(), FailureKind::DataRace);
         assert!(
-            race.message.contains(&format!(
+            race.message().contains(&format!(
                 "fences only {other} memory, and this location is in {space} memory"
             )),
             "{}",
-            race.message
+            race.message()
         );
         assert_eq!(
-            race.fix.as_deref(),
+            race.fix(),
             Some(
                 format!(
                     "make that barrier fence {space} memory too (`barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)`)"
@@ -174,11 +174,11 @@ fn barriers_with_different_labels_diverge() {
     assert_eq!(f.kind(), FailureKind::BarrierDivergence);
     // Each barrier is named where its label's barriers meet.
     assert!(
-        f.message.contains("meet at different barriers")
-            && f.message.contains("t.litmus:5:3")
-            && f.message.contains("t.litmus:8:3"),
+        f.message().contains("meet at different barriers")
+            && f.message().contains("t.litmus:5:3")
+            && f.message().contains("t.litmus:8:3"),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -194,7 +194,7 @@ fn a_barrier_one_work_item_skips_diverges() {
     assert_eq!(r.failures.len(), 1);
     let f = &r.failures[0];
     assert_eq!(f.kind(), FailureKind::BarrierDivergence);
-    assert!(f.message.contains("1 of its 2 threads"), "{}", f.message);
+    assert!(f.message().contains("1 of its 2 threads"), "{}", f.message());
 }
 
 #[test]
@@ -292,9 +292,9 @@ fn the_public_opencl_barrier_tests_under_src11() {
     let race = &r.races[0];
     assert_eq!(race.kind(), FailureKind::DataRace);
     assert!(
-        race.message.contains("t.litmus:28:3") && race.message.contains("t.litmus:81:12"),
+        race.message().contains("t.litmus:28:3") && race.message().contains("t.litmus:81:12"),
         "{}",
-        race.message
+        race.message()
     );
 }
 

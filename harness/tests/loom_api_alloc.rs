@@ -26,10 +26,10 @@ fn passes(r: &Report, executions: u64) {
 #[track_caller]
 fn leaked(r: &Report, what: &str, line: u32) {
     let f = the_failure(r, FailureKind::Leak);
-    assert!(f.message.starts_with(&format!("{what} leaked.")), "{r}");
-    let at = f.location.expect("a leak names its line");
+    assert!(f.message().starts_with(&format!("{what} leaked.")), "{r}");
+    let at = f.location().expect("a leak names its line");
     assert_eq!((at.file.ends_with("loom_api_alloc.rs"), at.line), (true, line), "{r}");
-    assert!(f.message.contains(&format!("loom_api_alloc.rs:{line}:")), "{r}");
+    assert!(f.message().contains(&format!("loom_api_alloc.rs:{line}:")), "{r}");
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn freeing_what_the_shim_did_not_allocate_panics() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message
+        f.message()
             .contains("which the shim's alloc::alloc / alloc_zeroed did not give out"),
         "{r}"
     );
@@ -178,7 +178,7 @@ fn a_failed_execution_reports_its_failure_not_a_leak() {
         t.join().unwrap();
     });
     assert!(!r.failures().is_empty(), "{r}");
-    assert!(r.failures().iter().all(|f| f.kind == FailureKind::Panic), "{r}");
+    assert!(r.failures().iter().all(|f| f.kind() == FailureKind::Panic), "{r}");
 }
 
 #[test]

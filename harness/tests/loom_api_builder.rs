@@ -92,11 +92,11 @@ fn max_branches_fails_the_execution_in_loom_s_words() {
     let r = b.explore(three_yields);
     let f = the_failure(&r, FailureKind::Runaway);
     assert!(
-        f.message
+        f.message()
             .starts_with("Model exceeded maximum number of branches. This is often caused by an algorithm requiring"),
         "{r}"
     );
-    assert!(f.message.contains("max_branches = 2"), "{r}");
+    assert!(f.message().contains("max_branches = 2"), "{r}");
     b.max_branches = 3;
     let r = b.explore(three_yields);
     assert!(r.failures().is_empty() && r.is_complete(), "{r}");
@@ -117,7 +117,7 @@ fn max_threads_counts_the_main_thread() {
     let r = b.explore(six_executions);
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message.contains("Model exceeded maximum number of threads") && f.message.contains("max_threads = 2"),
+        f.message().contains("Model exceeded maximum number of threads") && f.message().contains("max_threads = 2"),
         "{r}"
     );
 }
@@ -184,10 +184,10 @@ fn a_checkpoint_file_saves_the_failing_execution_and_replays_it() {
     let first = b.explore(failing);
     let f = the_failure(&first, FailureKind::Panic);
     let saved = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(saved, format!("scopecheck-replay {}\n", f.token));
+    assert_eq!(saved, format!("scopecheck-replay {}\n", f.token()));
     let again: Report = b.explore(failing);
     let g = the_failure(&again, FailureKind::Panic);
-    assert_eq!((again.runs(), g.token.as_str()), (1, f.token.as_str()), "{again}");
+    assert_eq!((again.runs(), g.token()), (1, f.token()), "{again}");
     // A passing run leaves no file behind.
     let other = dir.path().join("none.txt");
     let mut b = Builder::new();
@@ -274,7 +274,7 @@ fn env_child_max_branches_and_permutations_are_honoured() {
     const NAME: &str = "env_child_max_branches_and_permutations_are_honoured";
     if is_child(NAME) {
         let r = Builder::new().explore(three_yields);
-        println!("BRANCHES {:?}", r.failures().first().map(|f| f.kind));
+        println!("BRANCHES {:?}", r.failures().first().map(|f| f.kind()));
         let r = Builder::new().explore(six_executions);
         println!("PERMS {} {}", r.executions(), r.is_complete());
         return;

@@ -101,9 +101,9 @@ fn a_mut_ptr_kept_across_a_release_races_the_reader_at_its_end() {
     });
     let f = the_failure(&r, FailureKind::DataRace);
     // The racing write is the access's end, at the line of `get_mut`.
-    assert_eq!(f.events.len(), 2, "{r}");
-    assert!(f.events.iter().any(|e| e.what.contains("cell write")), "{r}");
-    assert!(f.events.iter().any(|e| e.what.contains("cell read")), "{r}");
+    assert_eq!(f.events().len(), 2, "{r}");
+    assert!(f.events().iter().any(|e| e.what.contains("cell write")), "{r}");
+    assert!(f.events().iter().any(|e| e.what.contains("cell read")), "{r}");
 }
 
 /// A handshake orders everything by happens-before: the writer publishes
@@ -134,7 +134,7 @@ fn a_read_overlapping_a_live_mut_ptr_is_reported_even_when_ordered() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message.contains("an immutable access at") && f.message.contains("overlaps the mutable access begun at"),
+        f.message().contains("an immutable access at") && f.message().contains("overlaps the mutable access begun at"),
         "{r}"
     );
 }
@@ -181,7 +181,10 @@ fn a_with_mut_closure_that_outlives_a_release_is_checked_at_its_end() {
         t.join().unwrap();
     });
     let f = the_failure(&r, FailureKind::DataRace);
-    assert!(f.events.iter().all(|e| e.src.file.ends_with("loom_api_cell.rs")), "{r}");
+    assert!(
+        f.events().iter().all(|e| e.src.file.ends_with("loom_api_cell.rs")),
+        "{r}"
+    );
 }
 
 #[test]
@@ -194,7 +197,7 @@ fn a_read_inside_a_write_of_the_same_cell_on_one_thread_is_reported() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message.contains("immutable access at") && f.message.contains("overlaps the mutable access"),
+        f.message().contains("immutable access at") && f.message().contains("overlaps the mutable access"),
         "{r}"
     );
 }
@@ -207,7 +210,7 @@ fn two_mut_ptrs_at_once_are_reported() {
         let _b = c.get_mut();
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("a mutable access at"), "{r}");
+    assert!(f.message().contains("a mutable access at"), "{r}");
 }
 
 #[test]
@@ -218,7 +221,7 @@ fn a_write_while_a_const_ptr_lives_is_reported() {
         c.with_mut(|v| unsafe { *v = 2 });
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("overlaps the immutable access"), "{r}");
+    assert!(f.message().contains("overlaps the immutable access"), "{r}");
 }
 
 #[test]

@@ -66,9 +66,9 @@ fn a_future_nobody_wakes_is_a_deadlock_at_the_block_on() {
         "block_on(poll_fn(|_| Poll::<()>::Pending)); // never ready",
     );
     assert!(
-        f.message.contains(&format!("thread 0 waits at {at} on `block_on`")),
+        f.message().contains(&format!("thread 0 waits at {at} on `block_on`")),
         "{}",
-        f.message
+        f.message()
     );
 }
 

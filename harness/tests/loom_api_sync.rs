@@ -95,10 +95,10 @@ fn a_recv_nobody_sends_to_is_a_deadlock_at_its_line() {
     let f = the_failure(&r, FailureKind::Deadlock);
     let at = position(file!(), SRC, "r.^recv(); // nobody sends");
     assert!(
-        f.message
+        f.message()
             .contains(&format!("thread 0 waits at {at} on a channel receive")),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -175,9 +175,9 @@ fn a_wait_nobody_notifies_is_a_deadlock_at_its_line() {
     let f = the_failure(&r, FailureKind::Deadlock);
     let at = position(file!(), SRC, "n.^wait(); // the one notification is taken");
     assert!(
-        f.message.contains(&format!("thread 0 waits at {at} on a Notify")),
+        f.message().contains(&format!("thread 0 waits at {at} on a Notify")),
         "{}",
-        f.message
+        f.message()
     );
 }
 

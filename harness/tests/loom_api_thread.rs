@@ -149,9 +149,10 @@ fn a_park_nobody_unparks_is_a_deadlock_at_its_line() {
     let f = the_failure(&r, FailureKind::Deadlock);
     let at = position(file!(), SRC, "thread::park(); // parks forever");
     assert!(
-        f.message.contains(&format!("thread 0 waits at {at} on `thread::park`")),
+        f.message()
+            .contains(&format!("thread 0 waits at {at} on `thread::park`")),
         "{}",
-        f.message
+        f.message()
     );
 }
 

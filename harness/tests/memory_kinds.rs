@@ -36,8 +36,8 @@ fn verdict(r: &Report) -> Verdict {
         }
         [f] => {
             assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
-            let cause = f.cause.as_deref().expect("the race says why the atomic is plain");
-            assert!(f.message.ends_with(cause), "{}", f.message);
+            let cause = f.cause().expect("the race says why the atomic is plain");
+            assert!(f.message().ends_with(cause), "{}", f.message());
             assert!(cause.contains("seed 001, Atomicity"), "{cause}");
             let named: Vec<&str> = NAMES.into_iter().filter(|n| cause.contains(n)).collect();
             assert_eq!(named.len(), 1, "{cause}");
@@ -182,19 +182,18 @@ fn the_report_names_the_missing_attribute() {
     });
     let f = the_failure(&r, FailureKind::DataRace);
     assert!(
-        f.message.contains(
+        f.message().contains(
             "`fetch_add` at system scope on managed memory is atomic only if concurrentManagedAccess \
              is 1 (seed 001, Atomicity), and this platform has concurrentManagedAccess = 0, so it is a plain access"
         ),
         "{}",
-        f.message
+        f.message()
     );
     assert!(
-        f.fix
-            .as_deref()
+        f.fix()
             .is_some_and(|x| x.contains("DeviceAttributes::concurrent_managed_access")),
         "{:?}",
-        f.fix
+        f.fix()
     );
 }
 
@@ -301,8 +300,8 @@ fn a_host_access_after_the_kernel_still_disqualifies_device_memory() {
     assert_eq!(verdict(&r), Verdict::Plain("host thread"));
     let f = the_failure(&r, FailureKind::DataRace);
     // The race is between the two kernel threads (1 and 2).
-    let threads: Vec<u32> = f.events.iter().map(|e| e.id.thread).collect();
-    assert_eq!(threads, vec![1, 2], "{}", f.message);
+    let threads: Vec<u32> = f.events().iter().map(|e| e.id.thread).collect();
+    assert_eq!(threads, vec![1, 2], "{}", f.message());
     // Without the host's load, the same kernel is fine.
     let r = b.explore(|| {
         let x = alloc_on_device(0, 0u32);

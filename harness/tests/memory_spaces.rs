@@ -104,7 +104,7 @@ fn a_barrier_edge_then_release_acquire_orders_only_the_barriers_spaces() {
     for strategy in [Strategy::Exhaustive, Strategy::Reference] {
         let r = builder(MemoryModel::Src11, strategy).explore(body(FenceSpace::Local));
         let f = the_failure(&r, FailureKind::DataRace);
-        assert!(f.message.contains("fences only local memory"), "{}", f.message);
+        assert!(f.message().contains("fences only local memory"), "{}", f.message());
     }
 }
 
@@ -125,7 +125,7 @@ fn a_local_race_names_local_memory() {
         )
     });
     let f = the_failure(&r, FailureKind::DataRace);
-    assert!(f.message.contains("in local memory (created at"), "{}", f.message);
+    assert!(f.message().contains("in local memory (created at"), "{}", f.message());
 }
 
 /// Each block has its own instance of local memory: the same index in two
@@ -160,13 +160,13 @@ fn an_index_out_of_bounds_is_the_users_panic() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message
+        f.message()
             .contains("index out of bounds: the global buffer has 2 elements but the index is 2"),
         "{}",
-        f.message
+        f.message()
     );
     // The panic is located at the test's `set` call.
-    assert!(f.message.contains(&format!("(at {}:", file!())), "{}", f.message);
+    assert!(f.message().contains(&format!("(at {}:", file!())), "{}", f.message());
 }
 
 /// Signed elements wrap and compare as their type does.
@@ -197,8 +197,8 @@ fn local_memory_shared_by_two_blocks_is_a_misuse() {
         )
     });
     let f = the_failure(&r, FailureKind::Misuse);
-    assert!(f.message.contains("is used by two blocks"), "{}", f.message);
-    assert!(f.fix.as_deref().unwrap_or_default().contains("per-block closure"));
+    assert!(f.message().contains("is used by two blocks"), "{}", f.message());
+    assert!(f.fix().unwrap_or_default().contains("per-block closure"));
 }
 
 /// The host cannot reach local memory.
@@ -210,9 +210,9 @@ fn local_memory_on_the_host_is_a_misuse() {
     });
     let f = the_failure(&r, FailureKind::Misuse);
     assert!(
-        f.message.contains("(a host thread) accessed local memory"),
+        f.message().contains("(a host thread) accessed local memory"),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -291,7 +291,7 @@ fn clocks_and_relations_agree_on_every_handoff() {
                         for r in [&r1, &r2] {
                             let f = the_failure(r, FailureKind::DataRace);
                             assert_eq!(race_space(f).0, space, "{what}");
-                            let cause = f.cause.as_deref().unwrap_or_default();
+                            let cause = f.cause().unwrap_or_default();
                             assert!(
                                 cause.contains(&format!(
                                     "fences only {other} memory, and this location is in {space} memory"
@@ -299,9 +299,9 @@ fn clocks_and_relations_agree_on_every_handoff() {
                                 "{what}: {cause}"
                             );
                             assert!(
-                                f.fix.as_deref().unwrap_or_default().contains("FenceSpace::Both"),
+                                f.fix().unwrap_or_default().contains("FenceSpace::Both"),
                                 "{what}: {:?}",
-                                f.fix
+                                f.fix()
                             );
                         }
                         racy += 1;

@@ -23,10 +23,10 @@ fn nested_is_a_clear_error(entry: &str, inner: impl Fn()) {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message
+        f.message()
             .contains(&format!("`{entry}` was called inside another model")),
         "{entry}: {}",
-        f.message
+        f.message()
     );
     assert_eq!((r.executions(), r.failed()), (0, 1), "{entry}: {r}");
 }
@@ -63,22 +63,22 @@ fn explore_parallel_in_a_spawned_model_thread_is_a_clear_error() {
         t.join().unwrap();
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("thread 1 panicked"), "{}", f.message);
-    assert!(f.message.contains("inside another model"), "{}", f.message);
+    assert!(f.message().contains("thread 1 panicked"), "{}", f.message());
+    assert!(f.message().contains("inside another model"), "{}", f.message());
 }
 
 /// The failure of `r`, which must be one misuse report naming the object's
 /// creation line and when it was made.
 fn stale_use(r: &scopecheck::Report, what: &str, line: u32, when: &str) {
     let f = the_failure(r, FailureKind::Misuse);
-    assert!(f.message.contains(what), "{}", f.message);
+    assert!(f.message().contains(what), "{}", f.message());
     assert!(
-        f.message
+        f.message()
             .contains(&format!("created at harness/tests/misuse.rs:{line}:")),
         "names the creation line {line}: {}",
-        f.message
+        f.message()
     );
-    assert!(f.message.contains(when), "{}", f.message);
+    assert!(f.message().contains(when), "{}", f.message());
 }
 
 const EARLIER_RUN: &str = "in an earlier run";

@@ -124,7 +124,7 @@ fn graphs(strategy: StrategyChoice, bound: Option<u32>, f: &dyn Fn()) -> (BTreeS
             seen.insert(canonical_key(g));
         }
     });
-    assert!(r.failures.is_empty(), "{:?}", r.failures.first().map(|f| &f.message));
+    assert!(r.failures.is_empty(), "{:?}", r.failures.first().map(|f| f.message()));
     assert!(r.complete, "{:?}", r.incomplete_reason);
     (seen, r.stats.complete)
 }

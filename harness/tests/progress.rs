@@ -55,7 +55,7 @@ fn passed(n: u32) -> Vec<u32> {
 
 fn only_hang(r: &Report) -> HangInfo {
     let f = the_failure(r, FailureKind::Hang);
-    f.hang.clone().expect("a hang names its threads")
+    f.hang().cloned().expect("a hang names its threads")
 }
 
 /// Executions of the barrier with `n` threads of one block each: the
@@ -93,7 +93,7 @@ fn grid_barrier_hangs_when_blocks_outnumber_resident_slots() {
     assert_eq!(h.waiting, vec![1, 2]);
     assert_eq!(h.awaited, vec![3]);
     assert_eq!(
-        r.failures()[0].message,
+        r.failures()[0].message(),
         "the resident blocks of device 0 (blocks 0, 1) cannot go on: thread 1 (block 0) spins on loc0.0; \
          thread 2 (block 1) spins on loc0.0; only threads of block 2 (thread 3 (block 2)) could still change \
          that, and block 2 is never scheduled while 2 blocks of the device are resident (progress model: \
@@ -255,7 +255,7 @@ fn unfair_progress_hangs_on_the_grid_barrier() {
     // launching thread waits to join the kernel: it is not awaited.)
     assert_eq!((h.waiting, h.awaited), (vec![1], vec![2]));
     assert_eq!(
-        r.failures()[0].message,
+        r.failures()[0].message(),
         "thread 1 (block 0) spins on loc0.0 waits for a write that no thread has made yet, and thread 2 \
          (block 1) could make it; under the unfair progress model the scheduler may keep running the spinning \
          thread and never run it, so it spins forever"
@@ -404,7 +404,7 @@ fn a_wait_for_nothing_stays_a_deadlock() {
             );
         });
         let f = the_failure(&r, FailureKind::Deadlock);
-        assert!(f.hang.is_none());
+        assert!(f.hang().is_none());
     }
 }
 
@@ -419,14 +419,14 @@ fn zero_resident_blocks_is_a_clear_error() {
 fn a_hang_replays_from_its_token() {
     let progress = Progress::OccupancyBound { resident_blocks: 2 };
     let r = src11(progress).explore(|| spin_barrier(3, 1)(&|_| {}));
-    let token = the_failure(&r, FailureKind::Hang).token.clone();
+    let token = the_failure(&r, FailureKind::Hang).token().to_string();
     let replay = builder(MemoryModel::Src11, Strategy::Replay(token)).progress(progress);
     let r = replay.explore(|| spin_barrier(3, 1)(&|_| {}));
     assert!(!r.replay_diverged(), "{r}");
     let h = only_hang(&r);
     assert_eq!((h.waiting, h.awaited), (vec![1, 2], vec![3]));
     let r = src11(Progress::Unfair).explore(|| spin_barrier(2, 1)(&|_| {}));
-    let token = the_failure(&r, FailureKind::Hang).token.clone();
+    let token = the_failure(&r, FailureKind::Hang).token().to_string();
     let replay = builder(MemoryModel::Src11, Strategy::Replay(token)).progress(Progress::Unfair);
     let h = only_hang(&replay.explore(|| spin_barrier(2, 1)(&|_| {})));
     assert_eq!((h.waiting, h.awaited), (vec![1], vec![2]));
@@ -447,7 +447,7 @@ fn grid_barrier_of_a_cooperative_launch_needs_every_block_resident() {
     let f = &r.failures()[0];
     let at = position(file!(), include_str!("progress.rs"), "sync_grid());");
     assert_eq!(
-        f.message,
+        f.message(),
         format!(
             "the resident blocks of device 0 (blocks 0, 1) cannot go on: thread 1 (block 0) waits at the barrier \
              of the grid of kernel loc0.0 at {at}; thread 2 (block 1) waits at the barrier of the grid of kernel \
@@ -457,7 +457,7 @@ fn grid_barrier_of_a_cooperative_launch_needs_every_block_resident() {
         )
     );
     assert_eq!(
-        f.fix.as_deref(),
+        f.fix(),
         Some(
             "launch no more blocks than can be resident at once (2 here; a cooperative launch, which `sync_grid` \
              needs, refuses larger grids), or do not make a block wait for a block dispatched after it (a higher \

@@ -57,8 +57,8 @@ fn verdicts(f: impl Fn() + Copy, strategy: &Strategy) -> Vec<Option<HangInfo>> {
             } else {
                 Some(
                     the_failure(&r, FailureKind::Hang)
-                        .hang
-                        .clone()
+                        .hang()
+                        .cloned()
                         .expect("a hang names its threads"),
                 )
             }
@@ -114,9 +114,9 @@ fn against_occupancy_bound() {
         &Strategy::Exhaustive,
         f,
     );
-    assert_eq!(the_failure(&r, FailureKind::Hang).hang, hang(1, 2));
+    assert_eq!(the_failure(&r, FailureKind::Hang).hang().cloned(), hang(1, 2));
     let r = run(Progress::Gpu(GpuProgress::Hsa), &Strategy::Exhaustive, f);
-    assert_eq!(the_failure(&r, FailureKind::Hang).hang, hang(1, 2));
+    assert_eq!(the_failure(&r, FailureKind::Hang).hang().cloned(), hang(1, 2));
 }
 
 /// The same rules between the work-items of one block.
@@ -145,9 +145,9 @@ fn names_and_hang_message() {
     let r = run(Progress::Gpu(GpuProgress::Hsa), &Strategy::Exhaustive, spin(2, 1, 0, 1));
     let f = the_failure(&r, FailureKind::Hang);
     assert!(
-        f.message
+        f.message()
             .contains("under the hsa progress model the scheduler may keep running the spinning thread"),
         "{}",
-        f.message
+        f.message()
     );
 }

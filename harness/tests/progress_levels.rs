@@ -44,8 +44,8 @@ fn run(p: Progress, strategy: &Strategy, f: impl Fn()) -> Report {
 
 fn hang(r: &Report) -> HangInfo {
     the_failure(r, FailureKind::Hang)
-        .hang
-        .clone()
+        .hang()
+        .cloned()
         .expect("a hang names its threads")
 }
 
@@ -78,7 +78,7 @@ fn a_weak_level_starves_the_writer() {
                 awaited: vec![2]
             }
         );
-        let m = &the_failure(&r, FailureKind::Hang).message;
+        let m = &the_failure(&r, FailureKind::Hang).message();
         assert!(m.contains("work-items of its own work-group"), "{m}");
         assert!(
             m.contains("per level: weak within a work-group, fair between work-groups"),
@@ -93,7 +93,7 @@ fn a_weak_level_starves_the_writer() {
                 awaited: vec![2]
             }
         );
-        let m = &the_failure(&r, FailureKind::Hang).message;
+        let m = &the_failure(&r, FailureKind::Hang).message();
         assert!(m.contains("threads outside its work-group"), "{m}");
         // Unfair drops both.
         for (g, b) in [(1, 2), (2, 1)] {
@@ -175,7 +175,7 @@ fn a_hang_names_what_the_thread_waits_on() {
         }
     );
     let at = position(file!(), SRC, "s.^acquire();");
-    let m = &the_failure(&r, FailureKind::Hang).message;
+    let m = &the_failure(&r, FailureKind::Hang).message();
     assert!(
         m.starts_with(&format!("thread 1 (block 0) waits at {at} on a counting_semaphore (")),
         "{m}"

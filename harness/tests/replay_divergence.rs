@@ -95,7 +95,7 @@ fn at(needle: &str) -> String {
 fn token_of(f: impl Fn()) -> String {
     let r = Builder::new().explore(f);
     assert_eq!(r.failures().len(), 1, "{r}");
-    r.failures()[0].token.clone()
+    r.failures()[0].token().to_string()
 }
 
 fn replay(token: &str, f: impl Fn()) -> Report {
@@ -132,14 +132,14 @@ const STEPS: usize = 5;
 fn an_unchanged_program_reproduces_the_exact_failure() {
     let first = Builder::new().explore(prog(V::Same));
     let f = &first.failures()[0];
-    let again = replay(&f.token, prog(V::Same));
+    let again = replay(f.token(), prog(V::Same));
     assert!(!again.replay_diverged(), "{again}");
     assert_eq!(again.replay_divergence(), None);
     assert_eq!(again.runs(), 1);
     assert_eq!(again.failures().len(), 1, "{again}");
     let g = &again.failures()[0];
-    assert_eq!((g.kind, &g.message, &g.token), (f.kind, &f.message, &f.token));
-    assert!(g.message.contains("main saw the store to x"), "{}", g.message);
+    assert_eq!((g.kind(), g.message(), g.token()), (f.kind(), f.message(), f.token()));
+    assert!(g.message().contains("main saw the store to x"), "{}", g.message());
 }
 
 #[test]
@@ -277,7 +277,7 @@ fn a_join_ordered_differently_diverges_at_the_join() {
     let token = token_of(joins(false));
     let again = replay(&token, joins(false));
     assert!(!again.replay_diverged(), "{again}");
-    assert_eq!(again.failures()[0].token, token);
+    assert_eq!(again.failures()[0].token(), token);
     let d = diverged_at(&replay(&token, joins(true)), 3, 5);
     assert!(
         d.contains("the token expected thread 0 to join thread 1 as event T0."),
@@ -311,8 +311,8 @@ fn a_mutex_program_that_changed_diverges_without_a_runaway() {
     let token = token_of(mutex_prog(false));
     let again = replay(&token, mutex_prog(false));
     assert!(!again.replay_diverged(), "{again}");
-    assert_eq!(again.failures()[0].token, token);
-    assert!(again.failures()[0].message.contains("thread 1 locked first"));
+    assert_eq!(again.failures()[0].token(), token);
+    assert!(again.failures()[0].message().contains("thread 1 locked first"));
     // Thread 1's lock (read and write parts) and unlock, main's lock and
     // unlock replay (6 steps); main's join then waits for thread 1, whose
     // second lock is not in the token.
@@ -346,8 +346,8 @@ fn a_race_replays_and_the_fixed_program_diverges_past_the_token() {
     let token = token_of(racy(false));
     let again = replay(&token, racy(false));
     assert!(!again.replay_diverged(), "{again}");
-    assert_eq!(again.failures()[0].token, token);
-    assert_eq!(again.failures()[0].kind, scopecheck::FailureKind::DataRace);
+    assert_eq!(again.failures()[0].token(), token);
+    assert_eq!(again.failures()[0].kind(), scopecheck::FailureKind::DataRace);
     let d = diverged_at(&replay(&token, racy(true)), 3, 2);
     assert!(
         d.contains("the token expected no further step of thread 0 (the recorded execution stopped there)"),
@@ -441,11 +441,11 @@ fn a_loop_cut_by_its_bound_is_a_divergence() {
     };
     let all = check_source("t.litmus", src, &opts(Strategy::Exhaustive, 2)).unwrap();
     assert_eq!(all.races.len(), 1);
-    let token = all.races[0].token.clone();
+    let token = all.races[0].token().to_string();
     let again = check_source("t.litmus", src, &opts(Strategy::Replay(token.clone()), 2)).unwrap();
     assert!(again.complete, "{:?}", again.incomplete_reason);
     assert_eq!(again.races.len(), 1);
-    assert_eq!(again.races[0].token, token);
+    assert_eq!(again.races[0].token(), token);
     let short = check_source("t.litmus", src, &opts(Strategy::Replay(token), 1)).unwrap();
     assert!(short.races.is_empty() && short.failures.is_empty());
     assert_eq!((short.executions, short.blocked), (0, 1));
@@ -491,8 +491,8 @@ fn mp_atomics(sync: bool) -> impl Fn() {
 fn a_recorded_read_the_program_can_no_longer_make_diverges_there() {
     let token = token_of(mp_atomics(false));
     let again = replay(&token, mp_atomics(false));
-    assert_eq!(again.failures()[0].token, token);
-    assert!(again.failures()[0].message.contains("stale data"));
+    assert_eq!(again.failures()[0].token(), token);
+    assert!(again.failures()[0].message().contains("stale data"));
     // Thread 1's two stores and main's flag load replay; the data load is step 4.
     let d = diverged_at(&replay(&token, mp_atomics(true)), 4, 4);
     assert!(

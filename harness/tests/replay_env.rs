@@ -29,14 +29,14 @@ fn the_environment_variable_selects_a_replay() {
     let mut b = Builder::new();
     b.strategy = Strategy::Exhaustive;
     let first = b.explore(racy);
-    let token = the_failure(&first, FailureKind::DataRace).token.clone();
+    let token = the_failure(&first, FailureKind::DataRace).token().to_string();
     std::env::set_var("SCOPECHECK_REPLAY", &token);
     let replay = Builder::new();
     assert_eq!(replay.strategy, Strategy::Replay(token.clone()));
     let r = replay.explore(racy);
     assert_eq!(r.runs(), 1);
     let f = the_failure(&r, FailureKind::DataRace);
-    assert_eq!(f.token, token);
+    assert_eq!(f.token(), token);
     let panic = std::panic::catch_unwind(|| scopecheck::model(racy)).unwrap_err();
     let msg = panic.downcast_ref::<String>().unwrap();
     assert!(msg.contains("data race") && msg.contains(&token), "{msg}");

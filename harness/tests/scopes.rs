@@ -61,34 +61,26 @@ fn block_scope_release_is_a_heterogeneous_race_and_a_data_race_with_the_fix() {
         .iter()
         .find(|f| f.kind() == FailureKind::HeterogeneousRace)
         .unwrap();
-    assert!(het.message.contains("block scope"), "{}", het.message);
+    assert!(het.message().contains("block scope"), "{}", het.message());
     assert!(
-        het.message.contains("(device 0, block 1, warp 0, lane 0)"),
+        het.message().contains("(device 0, block 1, warp 0, lane 0)"),
         "{}",
-        het.message
+        het.message()
     );
-    assert!(
-        het.fix.as_deref().unwrap().starts_with("use device scope"),
-        "{:?}",
-        het.fix
-    );
+    assert!(het.fix().unwrap().starts_with("use device scope"), "{:?}", het.fix());
     let data = report
         .failures()
         .iter()
         .find(|f| f.kind() == FailureKind::DataRace)
         .unwrap();
-    assert!(data.message.contains("at block scope"), "{}", data.message);
+    assert!(data.message().contains("at block scope"), "{}", data.message());
     assert!(
-        data.message
+        data.message()
             .contains("does not reach thread 2 at (device 0, block 1, warp 0, lane 0)"),
         "{}",
-        data.message
+        data.message()
     );
-    assert!(
-        data.fix.as_deref().unwrap().starts_with("use device scope"),
-        "{:?}",
-        data.fix
-    );
+    assert!(data.fix().unwrap().starts_with("use device scope"), "{:?}", data.fix());
 }
 
 /// The same program with the scopes left at system scope (plain `store` and

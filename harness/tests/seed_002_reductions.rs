@@ -190,10 +190,10 @@ fn global_atomics_at_work_group_scope_across_groups_are_a_scope_mismatch() {
     let f = the_failure(&r, FailureKind::HeterogeneousRace);
     assert_eq!(race_space(f).0, Space::Global);
     assert_eq!(
-        f.fix.as_deref().map(|s| s.starts_with("use device scope")),
+        f.fix().map(|s| s.starts_with("use device scope")),
         Some(true),
         "{:?}",
-        f.fix
+        f.fix()
     );
 }
 
@@ -233,7 +233,7 @@ fn a_barrier_only_active_work_items_reach_is_divergence() {
     let r = explore(|| tree_reduction(one_to(8), 4, Tree::BarrierInBranch)(&|_| {}));
     let f = the_failure(&r, FailureKind::BarrierDivergence);
     // In the first round work-items 0 and 1 wait; 2 and 3 skip the barrier.
-    assert!(f.message.contains("2 of its 4 threads"), "{}", f.message);
+    assert!(f.message().contains("2 of its 4 threads"), "{}", f.message());
 }
 
 /// A release/acquire pair after a local-only barrier still orders global
@@ -289,5 +289,5 @@ fn one_barrier_call_with_different_fences_is_divergence() {
         )
     });
     let f = the_failure(&r, FailureKind::BarrierDivergence);
-    assert!(f.message.contains("fencing local memory") && f.message.contains("fencing global memory"));
+    assert!(f.message().contains("fencing local memory") && f.message().contains("fencing global memory"));
 }

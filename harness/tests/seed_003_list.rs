@@ -184,16 +184,16 @@ fn two_work_groups_race_on_the_work_group_scoped_top() {
     let f = the_failure(&r, FailureKind::HeterogeneousRace);
     // The two fetch_adds on the `in` list's top, by work-items of
     // different work-groups, at work-group (block) scope.
-    assert!(f.message.contains("fetch_add"), "{}", f.message);
-    assert!(f.message.contains("block scope"), "{}", f.message);
+    assert!(f.message().contains("fetch_add"), "{}", f.message());
+    assert!(f.message().contains("block scope"), "{}", f.message());
     assert!(
-        f.message.contains("block 0") && f.message.contains("block 1"),
+        f.message().contains("block 0") && f.message().contains("block 1"),
         "{}",
-        f.message
+        f.message()
     );
-    assert!(f.message.contains("seed_003_list.rs"), "{}", f.message);
+    assert!(f.message().contains("seed_003_list.rs"), "{}", f.message());
     assert_eq!(
-        f.fix.as_deref(),
+        f.fix(),
         Some(
             "use device scope (or wider) on both operations: device is the narrowest scope whose group around \
              each thread holds the other"

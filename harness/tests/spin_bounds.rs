@@ -34,12 +34,12 @@ fn a_hint_loop_that_reads_nothing_is_a_runaway_after_max_steps() {
         });
         let f = the_failure(&r, FailureKind::Runaway);
         assert!(
-            f.message
+            f.message()
                 .starts_with("thread 0 took more than 1000 steps in one execution (at "),
             "{}",
-            f.message
+            f.message()
         );
-        assert!(f.message.contains("a spin hint"), "{}", f.message);
+        assert!(f.message().contains("a spin hint"), "{}", f.message());
     }
 }
 
@@ -59,8 +59,8 @@ fn a_yield_loop_on_a_std_atomic_is_a_runaway() {
         })
     });
     let f = the_failure(&r, FailureKind::Runaway);
-    assert_eq!(f.thread, Some(0), "{r}");
-    assert!(f.message.contains("took more than 100000 steps"), "{}", f.message);
+    assert_eq!(f.thread(), Some(0), "{r}");
+    assert!(f.message().contains("took more than 100000 steps"), "{}", f.message());
 }
 
 #[test]

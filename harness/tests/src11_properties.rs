@@ -18,7 +18,7 @@
 //! program racy still has to keep every outcome.
 
 use scopecheck::litmus::ast::{Arch, Expr, ExprKind, Level, Scope, StateVar, Stmt, StmtKind, Test, Value};
-use scopecheck::litmus::interp::FinalState;
+use scopecheck::litmus::FinalState;
 use scopecheck::litmus::{check_test, parse, LitmusModel, Options, TestResult};
 use scopecheck::MemoryModel;
 use std::collections::{BTreeMap, BTreeSet};

@@ -85,15 +85,15 @@ fn an_overflow_is_a_failure_of_its_execution_and_the_process_goes_on() {
             });
             assert_eq!(r.failures().len(), 1, "{r}");
             let f = &r.failures()[0];
-            assert_eq!(f.kind, FailureKind::StackOverflow, "{r}");
+            assert_eq!(f.kind(), FailureKind::StackOverflow, "{r}");
             assert!(
-                f.message
+                f.message()
                     .starts_with(&format!("thread {thread_id} has overflowed its stack")),
                 "{}",
-                f.message
+                f.message()
             );
-            assert!(f.message.contains("Builder::stack_size"), "{}", f.message);
-            assert!(f.message.contains("2097152 bytes"), "{}", f.message);
+            assert!(f.message().contains("Builder::stack_size"), "{}", f.message());
+            assert!(f.message().contains("2097152 bytes"), "{}", f.message());
             assert!(format!("{r}").contains("stack overflow"), "{r}");
         }
         // The parallel explorer's threads catch it too.
@@ -101,7 +101,7 @@ fn an_overflow_is_a_failure_of_its_execution_and_the_process_goes_on() {
             recurse(1_000_000);
         });
         assert_eq!(r.failures().len(), 1, "{r}");
-        assert_eq!(r.failures()[0].kind, FailureKind::StackOverflow, "{r}");
+        assert_eq!(r.failures()[0].kind(), FailureKind::StackOverflow, "{r}");
         // The run and the process go on: more models, more overflows.
         let r = Builder::new().explore(|| assert_eq!(recurse(10), 0));
         assert!(r.failures().is_empty(), "{r}");
@@ -121,8 +121,8 @@ fn a_smaller_stack_size_is_honoured_and_named() {
             recurse(2_000);
         });
         assert_eq!(r.failures().len(), 1, "{r}");
-        assert_eq!(r.failures()[0].kind, FailureKind::StackOverflow, "{r}");
-        assert!(r.failures()[0].message.contains("262144 bytes"), "{r}");
+        assert_eq!(r.failures()[0].kind(), FailureKind::StackOverflow, "{r}");
+        assert!(r.failures()[0].message().contains("262144 bytes"), "{r}");
         // And every execution keeps going: the next ones overflow too.
         b.max_failures = 3;
         let r = b.explore(|| {
@@ -131,7 +131,10 @@ fn a_smaller_stack_size_is_honoured_and_named() {
             x.fetch_add(1, Ordering::Relaxed);
             t.join().unwrap();
         });
-        assert!(r.failures().iter().all(|f| f.kind == FailureKind::StackOverflow), "{r}");
+        assert!(
+            r.failures().iter().all(|f| f.kind() == FailureKind::StackOverflow),
+            "{r}"
+        );
         assert!(!r.failures().is_empty(), "{r}");
         println!("CHILD DONE");
         return;

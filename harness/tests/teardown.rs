@@ -100,8 +100,8 @@ fn another_threads_panic_is_reported_and_the_spinning_thread_is_left_alone() {
         assert_eq!(count.load(Ordering::Relaxed), 7, "the main thread's own failure");
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("the main thread's own failure"), "{r}");
-    assert!(f.message.contains("thread 0 panicked"), "{r}");
+    assert!(f.message().contains("the main thread's own failure"), "{r}");
+    assert!(f.message().contains("thread 0 panicked"), "{r}");
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn a_spawned_thread_that_never_started_is_not_dropped_under_the_runtime() {
         panic!("main fails before its child starts");
     });
     let f = the_failure(&r, FailureKind::Panic);
-    assert!(f.message.contains("main fails before its child starts"), "{r}");
+    assert!(f.message().contains("main fails before its child starts"), "{r}");
     assert_eq!((r.executions(), r.blocked(), r.failed()), (0, 0, 1), "{r}");
 }
 
@@ -239,17 +239,17 @@ fn a_thread_abandoned_while_unwinding_its_own_panic_does_not_abort() {
         assert_eq!(flag.load(Ordering::Relaxed), 0, "the main thread sees the flag");
     });
     let main_fails = |f: &scopecheck::Failure| {
-        f.message
+        f.message()
             .starts_with("thread 0 panicked: assertion `left == right` failed")
     };
     let child_fails = |f: &scopecheck::Failure| {
-        f.message
+        f.message()
             .starts_with("thread 1 panicked: the child fails holding the lock")
     };
     assert!(
         r.failures()
             .iter()
-            .all(|f| f.kind == FailureKind::Panic && (main_fails(f) || child_fails(f))),
+            .all(|f| f.kind() == FailureKind::Panic && (main_fails(f) || child_fails(f))),
         "{r}"
     );
     let counts = (
@@ -262,7 +262,7 @@ fn a_thread_abandoned_while_unwinding_its_own_panic_does_not_abort() {
     assert!(
         r.failures()
             .iter()
-            .any(|f| main_fails(f) && f.message.contains("left: 1")),
+            .any(|f| main_fails(f) && f.message().contains("left: 1")),
         "{r}"
     );
 }

@@ -70,7 +70,7 @@ fn seed_002_atomic_ref_at_work_group_scope_across_groups_is_a_scope_mismatch() {
         seed_002_atomic_ref(4, Launch::new(2, 2), memory_scope::work_group)(&|_| {});
     });
     let f = the_failure(&r, FailureKind::HeterogeneousRace);
-    assert!(f.fix.as_deref().unwrap().starts_with("use device scope"), "{:?}", f.fix);
+    assert!(f.fix().unwrap().starts_with("use device scope"), "{:?}", f.fix());
 }
 
 /// `buf.atomic(0)`, an `AtomicRef` on `buf.at(0)` and the element's DRFrlx
@@ -141,9 +141,9 @@ fn an_atomic_ref_asserting_another_space_than_the_buffers_panics() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message.contains("asserts address_space::local_space") && f.message.contains("was made in global_space"),
+        f.message().contains("asserts address_space::local_space") && f.message().contains("was made in global_space"),
         "{}",
-        f.message
+        f.message()
     );
     // And a local buffer's element is in local_space.
     let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(|| {
@@ -174,10 +174,10 @@ fn an_out_of_bounds_element_panics_at_the_call() {
     });
     let f = the_failure(&r, FailureKind::Panic);
     assert!(
-        f.message
+        f.message()
             .contains("the global buffer has 2 elements but the index is 2"),
         "{}",
-        f.message
+        f.message()
     );
 }
 
@@ -199,7 +199,7 @@ fn verdict(r: &Report) -> Verdict {
         }
         [f] => {
             assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
-            let cause = f.cause.as_deref().expect("the race says why the atomic is plain");
+            let cause = f.cause().expect("the race says why the atomic is plain");
             assert!(cause.contains("seed 001, Atomicity"), "{cause}");
             let names = [
                 "concurrentManagedAccess",
@@ -322,7 +322,7 @@ fn a_device_buffer_is_atomic_between_gpu_threads_only() {
     assert_eq!(r.executions(), 2);
     let r = run(true);
     let f = the_failure(&r, FailureKind::DataRace);
-    assert!(f.cause.as_deref().unwrap().contains("host thread"), "{:?}", f.cause);
+    assert!(f.cause().unwrap().contains("host thread"), "{:?}", f.cause());
 }
 
 /// Narrower scopes are atomic in every memory kind, through every front

@@ -213,8 +213,8 @@ fn yield_loops_that_learn_nothing_are_hangs() {
         }
     });
     let f = r.failures().first().unwrap_or_else(|| panic!("no failure: {r}"));
-    assert_eq!(f.kind, FailureKind::Deadlock, "{r}");
-    assert!(f.message.contains("spins on"), "{}", f.message);
+    assert_eq!(f.kind(), FailureKind::Deadlock, "{r}");
+    assert!(f.message().contains("spins on"), "{}", f.message());
 
     let r = explore(|| {
         let m = Arc::new(Mutex::new(false));
@@ -229,5 +229,5 @@ fn yield_loops_that_learn_nothing_are_hangs() {
         *m.lock().unwrap() = true;
     });
     let f = r.failures().first().unwrap_or_else(|| panic!("no failure: {r}"));
-    assert_eq!(f.kind, FailureKind::Deadlock, "{r}");
+    assert_eq!(f.kind(), FailureKind::Deadlock, "{r}");
 }

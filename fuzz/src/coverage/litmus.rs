@@ -2,8 +2,7 @@
 
 use super::Features;
 use scopecheck::litmus::ast::*;
-use scopecheck::litmus::lexer::{Lexer, TokenKind};
-use scopecheck::litmus::{parse, ParseError};
+use scopecheck::litmus::{body_identifiers, parse, ParseError};
 
 names!(arch_name, ARCHS, Arch { Arch::C => "C", Arch::OpenCl => "OPENCL", Arch::Ptx => "PTX", Arch::Vulkan => "VULKAN" });
 names!(init_target_name, INIT_TARGETS, InitTarget {
@@ -316,15 +315,8 @@ pub fn litmus_features(src: &str) -> Result<Features, ParseError> {
     w.test(&test);
     // Spellings from the tokens after the header line (the test's name is
     // free text, not words of the dialect).
-    let mut lex = Lexer::new(src);
-    let header = lex.next_token().pos.line;
-    loop {
-        let t = lex.next_token();
-        match t.kind {
-            TokenKind::Ident(s) if t.pos.line > header => w.add(format!("spell:{s}")),
-            TokenKind::Eof | TokenKind::Error(_) => break,
-            _ => {}
-        }
+    for s in body_identifiers(src) {
+        w.add(format!("spell:{s}"));
     }
     let lexical = [
         ("lex:bom", src.starts_with('\u{feff}')),

@@ -35,7 +35,7 @@ pub fn check_program(src: &str) -> DrfReport {
         Err(e) => panic!("a generated program was refused: {}\n{src}", e.located(FILE)),
     };
     assert!(
-        r.failures.iter().all(|f| f.kind != FailureKind::Internal),
+        r.failures.iter().all(|f| f.kind() != FailureKind::Internal),
         "the checker failed inside\n{r}\n{src}"
     );
     assert!(
@@ -45,7 +45,7 @@ pub fn check_program(src: &str) -> DrfReport {
     assert_eq!(r.quantum_programs, 0, "no quantum access was generated\n{src}");
     if r.races.is_empty() {
         assert!(
-            !r.failures.iter().any(|f| f.kind == FailureKind::DataRace),
+            !r.failures.iter().any(|f| f.kind() == FailureKind::DataRace),
             "a data race the DRFrlx analysis does not see\n{r}\n{src}"
         );
         assert!(r.non_sc.is_empty(), "a non-SC result in a legal program\n{r}\n{src}");

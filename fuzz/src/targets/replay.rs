@@ -29,9 +29,9 @@ pub fn input(data: &[u8]) -> Option<(MemoryModel, Program)> {
 /// What identifies a failure across runs.
 fn key(f: &Failure) -> (String, Vec<(u32, u32)>, String) {
     (
-        format!("{:?}", f.kind),
-        f.events.iter().map(|e| (e.src.line, e.src.column)).collect(),
-        f.token.clone(),
+        format!("{:?}", f.kind()),
+        f.events().iter().map(|e| (e.src.line, e.src.column)).collect(),
+        f.token().to_string(),
     )
 }
 
@@ -48,21 +48,21 @@ pub fn check_program(src: &str, model: MemoryModel) -> usize {
     };
     let all: Vec<&Failure> = r.races.iter().chain(&r.failures).collect();
     for f in &all {
-        let again = match check_source(FILE, src, &opts(Strategy::Replay(f.token.clone()))) {
+        let again = match check_source(FILE, src, &opts(Strategy::Replay(f.token().to_string()))) {
             Ok(r) => r,
-            Err(e) => panic!("replay of {} refused: {}\n{src}", f.token, e.located(FILE)),
+            Err(e) => panic!("replay of {} refused: {}\n{src}", f.token(), e.located(FILE)),
         };
         assert_eq!(
             again.executions + again.blocked,
             1,
             "replay of {} ran more or less than one execution\n{src}",
-            f.token
+            f.token()
         );
         let found: Vec<_> = again.races.iter().chain(&again.failures).map(key).collect();
         assert!(
             found.contains(&key(f)),
             "replay of {} under {model:?} did not report the same failure\nwanted: {:?}\nfound: {found:?}\n{src}",
-            f.token,
+            f.token(),
             key(f)
         );
     }

@@ -70,7 +70,7 @@ pub fn report_json(file: &str, weak_model: &str, r: &DrfReport) -> Json {
     let failures: Vec<Json> = r
         .failures
         .iter()
-        .map(|f| json!({ "kind": f.kind.name(), "message": f.message, "token": f.token }))
+        .map(|f| json!({ "kind": f.kind().name(), "message": f.message(), "token": f.token() }))
         .collect();
     let quantum_domains: Vec<Json> = r
         .quantum_domains

@@ -4,7 +4,7 @@
 
 use scopecheck::litmus::ast::Value;
 use scopecheck::litmus::output::{condition_text, observation, race_text};
-use scopecheck::litmus::{interp, TestError, TestResult};
+use scopecheck::litmus::{holds, TestError, TestResult};
 use serde_json::{json, Value as Json};
 
 fn json_value(v: &Value) -> Json {
@@ -21,7 +21,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         .iter()
         .map(|(s, n)| {
             let vars: serde_json::Map<String, Json> = s.iter().map(|(k, v)| (k.to_string(), json_value(v))).collect();
-            let sat = r.condition.as_ref().is_none_or(|c| interp::holds(&c.prop, s));
+            let sat = r.condition.as_ref().is_none_or(|c| holds(&c.prop, s));
             json!({ "state": vars, "executions": n, "satisfies": sat })
         })
         .collect();
@@ -31,7 +31,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         .map(|f| {
             json!({
                 "message": race_text(r, f),
-                "events": f.events.iter().map(|e| json!({
+                "events": f.events().iter().map(|e| json!({
                     "thread": r.thread_name(e.id.thread),
                     "what": e.what,
                     "at": e.src.to_string(),
@@ -42,7 +42,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
     let failures: Vec<Json> = r
         .failures
         .iter()
-        .map(|f| json!({ "kind": f.kind.name(), "message": f.message, "token": f.token }))
+        .map(|f| json!({ "kind": f.kind().name(), "message": f.message(), "token": f.token() }))
         .collect();
     json!({
         "file": file,

@@ -69,7 +69,7 @@ impl fmt::Display for DrfReport {
             )?;
         }
         for fl in &self.failures {
-            writeln!(f, "failure: {}", fl.message)?;
+            writeln!(f, "failure: {}", fl.message())?;
         }
         for o in &self.non_sc {
             let st: Vec<String> = o.state.iter().map(|(l, v)| format!("{l}={v}")).collect();

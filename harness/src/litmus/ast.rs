@@ -50,7 +50,7 @@ pub struct Test {
     /// The final condition (a test without one observes `locations` only).
     pub condition: Option<Condition>,
     /// A PTX or Vulkan test's instruction lists and side table (its thread
-    /// bodies are built from them by [`super::gpu::expand`]).
+    /// bodies are built from them by `gpu::expand`).
     pub gpu: Option<Box<super::gpu::GpuCode>>,
 }
 

@@ -766,24 +766,14 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
 
 /// A C11 data race of an execution found here, as a failure report.
 fn c11_race_failure(g: &ExecutionGraph, a: EventId, b: EventId) -> scopecheck_checker::Failure {
-    use scopecheck_checker::failure::{EventInfo, FailureKind};
+    use scopecheck_checker::failure::FailureKind;
     let (ea, eb) = (g.event(a), g.event(b));
-    scopecheck_checker::Failure {
-        kind: FailureKind::DataRace,
-        message: format!(
-            "`{}` ({}) and `{}` ({}) conflict, one is not atomic, and neither happens before the other (c11's dr)",
-            ea.describe(),
-            ea.src,
-            eb.describe(),
-            eb.src
-        ),
-        location: Some(eb.src),
-        thread: Some(b.thread),
-        events: vec![EventInfo::of(g, a), EventInfo::of(g, b)],
-        fix: None,
-        cause: None,
-        graph: g.clone(),
-        token: scopecheck_checker::token::encode(g, MemoryModel::C11),
-        hang: None,
-    }
+    let message = format!(
+        "`{}` ({}) and `{}` ({}) conflict, one is not atomic, and neither happens before the other (c11's dr)",
+        ea.describe(),
+        ea.src,
+        eb.describe(),
+        eb.src
+    );
+    scopecheck_checker::Failure::race(FailureKind::DataRace, message, g, a, b, MemoryModel::C11)
 }

@@ -39,7 +39,7 @@ pub const MAX_ELEMENTS: u64 = 1 << 16;
 /// The most threads (`P0`, `P1`, ...) a test may have.
 pub const MAX_THREADS: usize = 256;
 
-/// Reads a litmus file, refusing one larger than [`MAX_FILE_BYTES`] before
+/// Reads a litmus file, refusing one larger than `MAX_FILE_BYTES` (16 MiB) before
 /// reading it whole.
 pub fn read_source(path: &Path) -> Result<String, TestError> {
     let file = std::fs::File::open(path).map_err(|e| TestError::Io(format!("cannot read: {e}")))?;

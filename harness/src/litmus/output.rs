@@ -175,7 +175,7 @@ pub fn herd_text(r: &TestResult) -> String {
         }
     }
     for f in &r.failures {
-        let _ = writeln!(o, "Failure {}: {}", f.kind.name(), f.message);
+        let _ = writeln!(o, "Failure {}: {}", f.kind().name(), f.message());
     }
     for n in &r.notes {
         let _ = writeln!(o, "Note {n}");
@@ -190,16 +190,16 @@ pub fn herd_text(r: &TestResult) -> String {
 /// file:13:2) and load(na) x = 0 (P1, file:21:9)`.
 pub fn race_text(r: &TestResult, f: &Failure) -> String {
     let name_of = |l: Loc| -> String { r.loc_name(l).map_or_else(|| l.to_string(), str::to_string) };
-    let loc = f.events.first().and_then(|e| f.graph.event(e.id).loc());
-    let heterogeneous = f.kind == FailureKind::HeterogeneousRace;
+    let loc = f.events().first().and_then(|e| f.graph().event(e.id).loc());
+    let heterogeneous = f.kind() == FailureKind::HeterogeneousRace;
     let what = |e: &scopecheck_checker::failure::EventInfo| -> String {
-        let ev = f.graph.event(e.id);
+        let ev = f.graph().event(e.id);
         let text = match ev.loc() {
             Some(l) => e.what.replace(&l.to_string(), &name_of(l)),
             None => e.what.clone(),
         };
         if heterogeneous {
-            let p = f.graph.placement(e.id.thread).describe();
+            let p = f.graph().placement(e.id.thread).describe();
             format!(
                 "`{text}` ({} at {p}, {} scope, {})",
                 r.thread_name(e.id.thread),
@@ -210,22 +210,21 @@ pub fn race_text(r: &TestResult, f: &Failure) -> String {
             format!("`{text}` ({}, {})", r.thread_name(e.id.thread), e.src)
         }
     };
-    let parts: Vec<String> = f.events.iter().map(what).collect();
+    let parts: Vec<String> = f.events().iter().map(what).collect();
     let loc = loc.map(name_of).unwrap_or_else(|| "?".into());
     if heterogeneous {
         format!(
             "heterogeneous race (scope mismatch) on {loc}: {} are not mutually scope-inclusive and not ordered by \
              happens-before; fix: {}",
             parts.join(" and "),
-            f.fix.as_deref().unwrap_or("widen the scopes")
+            f.fix().unwrap_or("widen the scopes")
         )
     } else {
         // Under a scoped model the engine says which release was too narrow.
         let narrow = f
-            .cause
-            .as_deref()
+            .cause()
             .map(|why| {
-                let fix = rename_threads(r, f.fix.as_deref().unwrap_or(""));
+                let fix = rename_threads(r, f.fix().unwrap_or(""));
                 format!("; {}; fix: {fix}", rename_threads(r, why))
             })
             .unwrap_or_default();

@@ -10,10 +10,9 @@ use super::workgroups::WorkGroups;
 use crate::model::Strategy;
 use scopecheck_checker::event::{EventId, EventKind, SourceLoc};
 use scopecheck_checker::explore::reference::canonical_key;
-use scopecheck_checker::failure::{EventInfo, FailureKind};
+use scopecheck_checker::failure::FailureKind;
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::opencl::{check as opencl_check, Divergence};
-use scopecheck_checker::token;
 use scopecheck_checker::{Failure, MemoryModel};
 use scopecheck_instrument::rt::{self, RunConfig};
 use std::cell::RefCell;
@@ -32,7 +31,7 @@ pub enum LitmusModel {
     /// OpenCL 2.0's scoped C11 (POPL'16, herd's and Dat3M's `opencl.cat`):
     /// graphs explored under the engine's `porf` and judged by
     /// [`scopecheck_checker::model::opencl::check`], and those with a cycle
-    /// in po ∪ rf found by [`super::cyclic`].
+    /// in po ∪ rf found by `cyclic.rs`.
     OpenCl,
     /// A GPU hardware model for Dat3M's PTX and Vulkan tests
     /// (docs/gpu-models.md): graphs explored under the engine's `porf`
@@ -682,18 +681,23 @@ pub(super) fn loc_names(layout: &Layout) -> Vec<String> {
 pub(super) fn litmus_advice(failures: &mut [Failure]) {
     // A barrier's fence, as a litmus test writes it.
     for f in failures.iter_mut() {
-        if let Some(fix) = f.fix.as_mut() {
-            if let Some((what, _)) = fix.split_once(" (`FenceSpace::Both`") {
-                *fix = format!("{what} (`barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)`)");
-            }
+        let reworded = f.fix().and_then(|fix| {
+            let (what, _) = fix.split_once(" (`FenceSpace::Both`")?;
+            Some(format!(
+                "{what} (`barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)`)"
+            ))
+        });
+        if reworded.is_some() {
+            f.set_fix(reworded);
         }
     }
-    for f in failures.iter_mut().filter(|f| f.kind == FailureKind::Runaway) {
-        if let Some((what, _)) = f.message.split_once("; a loop that waits") {
-            f.message = format!(
+    for f in failures.iter_mut().filter(|f| f.kind() == FailureKind::Runaway) {
+        if let Some((what, _)) = f.message().split_once("; a loop that waits") {
+            let message = format!(
                 "{what}; a thread of a litmus test runs at most that many operations in one execution: a `while` \
                  loop runs at most `--unroll` iterations (lower it), or the thread is too long"
             );
+            f.set_message(message);
         }
     }
 }
@@ -729,24 +733,14 @@ pub(super) fn race_failure_under(g: &ExecutionGraph, a: EventId, b: EventId, mod
             "conflict and neither happens before the other (ghb ∪ lhb)",
         )
     };
-    Failure {
-        kind,
-        message: format!(
-            "`{}` ({}) and `{}` ({}) {what}",
-            ea.describe(),
-            ea.src,
-            eb.describe(),
-            eb.src
-        ),
-        location: Some(eb.src),
-        thread: Some(b.thread),
-        events: vec![EventInfo::of(g, a), EventInfo::of(g, b)],
-        fix: None,
-        cause: None,
-        graph: g.clone(),
-        token: token::encode(g, MemoryModel::Porf),
-        hang: None,
-    }
+    let message = format!(
+        "`{}` ({}) and `{}` ({}) {what}",
+        ea.describe(),
+        ea.src,
+        eb.describe(),
+        eb.src
+    );
+    Failure::race(kind, message, g, a, b, MemoryModel::Porf)
 }
 
 /// The judge of a declarative model's graphs.

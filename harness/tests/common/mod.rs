@@ -79,14 +79,14 @@ pub fn one_failure<'a>(failures: &'a [Failure], kind: FailureKind, shown: &dyn D
                 kind,
                 "expected one {kind:?} failure, found a {:?} failure: {}\n{shown}",
                 f.kind(),
-                f.message
+                f.message()
             );
             f
         }
         _ => {
             let found: Vec<String> = failures
                 .iter()
-                .map(|f| format!("{:?}: {}", f.kind(), f.message))
+                .map(|f| format!("{:?}: {}", f.kind(), f.message()))
                 .collect();
             panic!(
                 "expected exactly one failure, a {kind:?}, found {}: {found:#?}\n{shown}",
@@ -99,9 +99,16 @@ pub fn one_failure<'a>(failures: &'a [Failure], kind: FailureKind, shown: &dyn D
 /// The memory space of the location a race report names, and the
 /// descriptions of its two events.
 pub fn race_space(f: &Failure) -> (Space, Vec<String>) {
-    assert_eq!(f.events.len(), 2, "{}", f.message);
-    let loc = f.graph.event(f.events[0].id).loc().expect("a race is on a location");
-    (f.graph.space_of(loc), f.events.iter().map(|e| e.what.clone()).collect())
+    assert_eq!(f.events().len(), 2, "{}", f.message());
+    let loc = f
+        .graph()
+        .event(f.events()[0].id)
+        .loc()
+        .expect("a race is on a location");
+    (
+        f.graph().space_of(loc),
+        f.events().iter().map(|e| e.what.clone()).collect(),
+    )
 }
 
 /// Where `needle` stands in a test file, as reports name source positions:

@@ -172,7 +172,9 @@ impl RunResult {
         // reports are per distinct pair of lines, so a pair both parts
         // found is kept once.
         self.failures.extend(other.failures);
-        let same = |a: &Failure, b: &Failure| a.kind == b.kind && a.location == b.location && a.message == b.message;
+        let same = |a: &Failure, b: &Failure| {
+            a.kind() == b.kind() && a.location() == b.location() && a.message() == b.message()
+        };
         for f in other.races {
             if !self.races.iter().any(|g| same(g, &f)) {
                 self.races.push(f);

@@ -308,8 +308,8 @@ pub(super) fn run_one(
     // have gone on (not when every thread waits: a deadlock or a hang has
     // no continuation).
     th.failed_midway = match &result {
-        Err(Stop::Failure(f)) if !matches!(f.kind, FailureKind::Deadlock | FailureKind::Hang) => {
-            let failing = f.thread;
+        Err(Stop::Failure(f)) if !matches!(f.kind(), FailureKind::Deadlock | FailureKind::Hang) => {
+            let failing = f.thread();
             th.coroutines
                 .iter()
                 .enumerate()

@@ -190,7 +190,7 @@ pub(super) fn run_strategy(
         // says where it diverged instead (with what stopped it, if anything).
         let failure = match failure {
             Some(fl) if with_shared(|s| s.engine.replay_diverged()) => {
-                stray_failure = Some(format!("{}: {}", fl.kind.name(), fl.message));
+                stray_failure = Some(format!("{}: {}", fl.kind().name(), fl.message()));
                 None
             }
             f => f,

@@ -228,7 +228,7 @@ pub fn fail(kind: FailureKind, message: String, fix: Option<String>, src: Source
         panic!("scopecheck: {message}");
     };
     let mut f = with_shared(|s| s.engine.failure(kind, message, Some(t), vec![], Some(src)));
-    f.fix = fix;
+    f.set_fix(fix);
     abort_with(Stop::Failure(f));
 }
 
