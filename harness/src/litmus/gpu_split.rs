@@ -80,6 +80,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
             final_order: prog.final_order,
             opencl: prog.opencl,
             ghost: prog.ghost.clone(),
+            groups: prog.groups,
         };
         let t = k as ThreadId + 1;
         let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
