@@ -1,0 +1,194 @@
+//! Rust kernels under the GPU hardware models `ptx7.5` and `vulkan`
+//! (issue 18 item 5; docs/gpu-models.md section 8): the shim's scoped
+//! operations judged by Dat3M's cat models, next to the same programs
+//! under `src11`, and the operations the models have no mapping for,
+//! refused with which operation, where and why.
+
+mod common;
+
+use common::builder;
+use scopecheck::gpu::{launch, record, Launch};
+use scopecheck::scope::Scope;
+use scopecheck::sync::atomic::{fence_scoped, AtomicU32, Ordering};
+use scopecheck::{FailureKind, MemoryModel, Report, Strategy};
+use std::collections::BTreeSet;
+
+/// The outcome set of `body` under `model`, checked to be the same with
+/// the optimal explorer and the reference enumerator (same execution
+/// count too), with no failure; returns (outcomes, executions).
+fn run(model: MemoryModel, body: impl Fn() + Clone) -> (BTreeSet<String>, u64) {
+    let r1 = builder(model, Strategy::Exhaustive).explore(body.clone());
+    let r2 = builder(model, Strategy::Reference).explore(body);
+    for r in [&r1, &r2] {
+        assert!(r.failures().is_empty(), "{model:?}: {r}");
+        assert!(r.is_complete(), "{model:?}: {r}");
+    }
+    let (o1, o2) = (outcome_set(&r1), outcome_set(&r2));
+    assert_eq!(o1, o2, "explorer and reference disagree under {model:?}");
+    assert_eq!(r1.executions(), r2.executions(), "execution counts under {model:?}");
+    (o1, r1.executions())
+}
+
+fn outcome_set(r: &Report) -> BTreeSet<String> {
+    r.outcome_set()
+}
+
+fn set(v: &[&str]) -> BTreeSet<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Message passing from block 0 to block 1: a relaxed data store, the flag
+/// stored with `rel` at `rel_scope`, read with `acq` at `acq_scope`, then
+/// the data read relaxed.
+fn mp(rel: Ordering, rel_scope: Scope, acq: Ordering, acq_scope: Scope) -> impl Fn() + Clone {
+    move || {
+        let data = AtomicU32::new(0);
+        let flag = AtomicU32::new(0);
+        launch(
+            Launch::new(2, 1),
+            |_| (),
+            |ctx| {
+                if ctx.block_idx() == 0 {
+                    data.store_scoped(1, Ordering::Relaxed, Scope::Device);
+                    flag.store_scoped(1, rel, rel_scope);
+                } else {
+                    let f = flag.load_scoped(acq, acq_scope);
+                    let d = data.load_scoped(Ordering::Relaxed, Scope::Device);
+                    record("fd", (f, d));
+                }
+            },
+        );
+    }
+}
+
+const ALL_MP: [&str; 4] = ["fd=(0, 0)", "fd=(0, 1)", "fd=(1, 0)", "fd=(1, 1)"];
+const NO_STALE: [&str; 3] = ["fd=(0, 0)", "fd=(0, 1)", "fd=(1, 1)"];
+
+#[test]
+fn device_scope_release_acquire_across_blocks_has_no_stale_read() {
+    let body = mp(Ordering::Release, Scope::Device, Ordering::Acquire, Scope::Device);
+    for model in [MemoryModel::Ptx75, MemoryModel::Vulkan, MemoryModel::Src11] {
+        let (o, _) = run(model, body.clone());
+        assert_eq!(o, set(&NO_STALE), "{model:?}");
+    }
+}
+
+#[test]
+fn relaxed_flag_lets_the_data_read_be_stale() {
+    let body = mp(Ordering::Relaxed, Scope::Device, Ordering::Relaxed, Scope::Device);
+    for model in [MemoryModel::Ptx75, MemoryModel::Vulkan, MemoryModel::Src11] {
+        let (o, _) = run(model, body.clone());
+        assert_eq!(o, set(&ALL_MP), "{model:?}");
+    }
+}
+
+#[test]
+fn block_scope_across_blocks_allows_the_stale_read_under_the_hardware_models() {
+    // Block (CTA / workgroup) scope does not include the other block: the
+    // release and acquire are not morally strong, so nothing synchronizes.
+    let body = mp(Ordering::Release, Scope::Block, Ordering::Acquire, Scope::Block);
+    for model in [MemoryModel::Ptx75, MemoryModel::Vulkan] {
+        let (o, _) = run(model, body.clone());
+        assert_eq!(o, set(&ALL_MP), "{model:?}");
+    }
+    // src11 calls the same program a heterogeneous race instead.
+    let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(body);
+    assert_eq!(r.failures().len(), 1, "{r}");
+    assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace, "{r}");
+}
+
+#[test]
+fn cluster_scope_is_taken_as_block_scope() {
+    // Clusters are narrower than the device: ptx7.5 has no cluster scope,
+    // so cluster scope is judged as the block's (never fewer behaviours).
+    let body = mp(Ordering::Release, Scope::Cluster, Ordering::Acquire, Scope::Cluster);
+    let (o, _) = run(MemoryModel::Ptx75, body);
+    assert_eq!(o, set(&ALL_MP));
+}
+
+/// Store buffering between two blocks: each stores 1 to its own location,
+/// then (after a fence when `fence` is given) reads the other's.
+fn sb(order: Ordering, fence: Option<Ordering>) -> impl Fn() + Clone {
+    move || {
+        let x = AtomicU32::new(0);
+        let y = AtomicU32::new(0);
+        launch(
+            Launch::new(2, 1),
+            |_| (),
+            |ctx| {
+                let (mine, other, key) = if ctx.block_idx() == 0 {
+                    (&x, &y, "r0")
+                } else {
+                    (&y, &x, "r1")
+                };
+                mine.store_scoped(1, store_order(order), Scope::Device);
+                if let Some(f) = fence {
+                    fence_scoped(f, Scope::Device);
+                }
+                record(key, other.load_scoped(load_order(order), Scope::Device));
+            },
+        );
+    }
+}
+
+fn store_order(o: Ordering) -> Ordering {
+    if o == Ordering::Acquire {
+        Ordering::Relaxed
+    } else {
+        o
+    }
+}
+
+fn load_order(o: Ordering) -> Ordering {
+    if o == Ordering::Release {
+        Ordering::Relaxed
+    } else {
+        o
+    }
+}
+
+const ALL_SB: [&str; 4] = ["r0=0; r1=0", "r0=0; r1=1", "r0=1; r1=0", "r1=1; r0=1"];
+
+fn sb_set(v: &[&str]) -> BTreeSet<String> {
+    // Outcome strings list keys in order; normalise the table's spelling.
+    v.iter()
+        .map(|s| {
+            let mut parts: Vec<&str> = s.split("; ").collect();
+            parts.sort();
+            parts.join("; ")
+        })
+        .collect()
+}
+
+#[test]
+fn store_buffering_relaxed_allows_both_zero() {
+    for model in [MemoryModel::Ptx75, MemoryModel::Vulkan, MemoryModel::Src11] {
+        let (o, _) = run(model, sb(Ordering::Relaxed, None));
+        assert_eq!(o, sb_set(&ALL_SB), "{model:?}");
+    }
+}
+
+#[test]
+fn store_buffering_release_acquire_allows_both_zero() {
+    // Release/acquire alone orders no store before a later load (PTX, Vulkan, C++ alike).
+    for model in [MemoryModel::Ptx75, MemoryModel::Vulkan, MemoryModel::Src11] {
+        let (o, _) = run(model, sb(Ordering::Release, None));
+        assert_eq!(o, sb_set(&ALL_SB), "{model:?}");
+        let (o, _) = run(model, sb(Ordering::Acquire, None));
+        assert_eq!(o, sb_set(&ALL_SB), "{model:?}");
+    }
+}
+
+#[test]
+fn store_buffering_with_seqcst_fences_forbids_both_zero() {
+    // The CUDA mapping of SeqCst: fence.sc at the scope, then relaxed accesses.
+    let body = sb(Ordering::Relaxed, Some(Ordering::SeqCst));
+    let want = sb_set(&["r0=0; r1=1", "r0=1; r1=0", "r0=1; r1=1"]);
+    for model in [MemoryModel::Ptx75, MemoryModel::Src11] {
+        let (o, _) = run(model, body.clone());
+        assert_eq!(o, want, "{model:?}");
+    }
+    // An acq_rel fence (fence.acq_rel) does not forbid it.
+    let (o, _) = run(MemoryModel::Ptx75, sb(Ordering::Relaxed, Some(Ordering::AcqRel)));
+    assert_eq!(o, sb_set(&ALL_SB));
+}
