@@ -26,6 +26,14 @@ fn run(model: MemoryModel, body: impl Fn() + Clone) -> (BTreeSet<String>, u64) {
     let (o1, o2) = (outcome_set(&r1), outcome_set(&r2));
     assert_eq!(o1, o2, "explorer and reference disagree under {model:?}");
     assert_eq!(r1.executions(), r2.executions(), "execution counts under {model:?}");
+    // Every program here has exactly one consistent execution per outcome
+    // (the graphs the model rejects are not counted).
+    assert!(
+        r1.outcomes().values().all(|&n| n == 1),
+        "{model:?}: {:?}",
+        r1.outcomes()
+    );
+    assert_eq!(r1.executions(), o1.len() as u64, "{model:?}");
     (o1, r1.executions())
 }
 
@@ -191,4 +199,154 @@ fn store_buffering_with_seqcst_fences_forbids_both_zero() {
     // An acq_rel fence (fence.acq_rel) does not forbid it.
     let (o, _) = run(MemoryModel::Ptx75, sb(Ordering::Relaxed, Some(Ordering::AcqRel)));
     assert_eq!(o, sb_set(&ALL_SB));
+}
+
+#[test]
+fn warp_scope_within_one_warp_synchronizes_under_vulkan() {
+    // Two threads of one block's first warp (one subgroup): subgroup scope
+    // includes both, so release/acquire at warp scope forbids the stale read.
+    let body = move || {
+        let data = AtomicU32::new(0);
+        let flag = AtomicU32::new(0);
+        launch(
+            Launch::new(1, 2),
+            |_| (),
+            |ctx| {
+                if ctx.thread_idx() == 0 {
+                    data.store_scoped(1, Ordering::Relaxed, Scope::Warp);
+                    flag.store_scoped(1, Ordering::Release, Scope::Warp);
+                } else {
+                    let f = flag.load_scoped(Ordering::Acquire, Scope::Warp);
+                    let d = data.load_scoped(Ordering::Relaxed, Scope::Warp);
+                    record("fd", (f, d));
+                }
+            },
+        );
+    };
+    let (o, n) = run(MemoryModel::Vulkan, body);
+    assert_eq!(o, set(&NO_STALE));
+    assert_eq!(n, 3);
+    // Across blocks, warp scope includes neither side: nothing synchronizes.
+    let (o, n) = run(
+        MemoryModel::Vulkan,
+        mp(Ordering::Release, Scope::Warp, Ordering::Acquire, Scope::Warp),
+    );
+    assert_eq!(o, set(&ALL_MP));
+    assert_eq!(n, 4);
+}
+
+/// The one failure of `body` under `model`: a misuse whose message names
+/// this file and `line`, and says `why`.
+#[track_caller]
+fn refused(model: MemoryModel, body: impl Fn(), line: u32, why: &str) {
+    let r = builder(model, Strategy::Exhaustive).explore(body);
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert_eq!(f.kind(), FailureKind::Misuse, "{r}");
+    let at = format!("gpu_hardware_rust.rs:{line}:");
+    assert!(f.message.contains(&at), "want {at} in: {}", f.message);
+    assert!(f.message.contains(why), "want {why:?} in: {}", f.message);
+    assert!(f.message.contains(model.name()), "{}", f.message);
+}
+
+/// A kernel of two blocks: block 0 runs `op`, block 1 loads relaxed at device scope.
+fn one_op(op: impl Fn(&AtomicU32) + Sync) -> impl Fn() {
+    move || {
+        let x = AtomicU32::new(0);
+        launch(
+            Launch::new(2, 1),
+            |_| (),
+            |ctx| {
+                if ctx.block_idx() == 0 {
+                    op(&x);
+                } else {
+                    x.load_scoped(Ordering::Relaxed, Scope::Device);
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn seqcst_accesses_are_refused_with_the_mapping_to_write() {
+    let line = line!() + 1;
+    let op = |x: &AtomicU32| x.store_scoped(1, Ordering::SeqCst, Scope::Device);
+    refused(MemoryModel::Ptx75, one_op(op), line, "fence_scoped(SeqCst, scope)");
+    let line = line!() + 2;
+    let op = |x: &AtomicU32| {
+        let _ = x.fetch_add_scoped(1, Ordering::SeqCst, Scope::Device);
+    };
+    refused(
+        MemoryModel::Vulkan,
+        one_op(op),
+        line,
+        "`vulkan` has no sequential consistency",
+    );
+}
+
+#[test]
+fn vulkan_refuses_seqcst_fences() {
+    let line = line!() + 1;
+    let op = |_: &AtomicU32| fence_scoped(Ordering::SeqCst, Scope::Device);
+    refused(
+        MemoryModel::Vulkan,
+        one_op(op),
+        line,
+        "no sequentially consistent fence",
+    );
+    // ptx7.5 takes it (fence.sc).
+    let r = builder(MemoryModel::Ptx75, Strategy::Exhaustive).explore(one_op(op));
+    assert!(r.failures().is_empty(), "{r}");
+    assert_eq!(r.executions(), 1);
+}
+
+#[test]
+fn scopes_the_model_lacks_are_refused() {
+    let line = line!() + 1;
+    let op = |x: &AtomicU32| x.store_scoped(1, Ordering::Relaxed, Scope::Thread);
+    refused(MemoryModel::Ptx75, one_op(op), line, "at thread scope");
+    refused(MemoryModel::Vulkan, one_op(op), line, "at thread scope");
+    let line = line!() + 2;
+    let op = |x: &AtomicU32| {
+        let _ = x.load_scoped(Ordering::Acquire, Scope::Warp);
+    };
+    refused(MemoryModel::Ptx75, one_op(op), line, "at warp scope");
+}
+
+#[test]
+fn host_thread_accesses_and_plain_cells_are_refused() {
+    let line = line!() + 10;
+    let body = || {
+        let x = AtomicU32::new(0);
+        launch(
+            Launch::new(1, 1),
+            |_| (),
+            |_| {
+                let _ = x.load(Ordering::Relaxed);
+            },
+        );
+        x.store(1, Ordering::Relaxed);
+    };
+    refused(MemoryModel::Ptx75, body, line, "by a host thread");
+    let line = line!() + 7;
+    let body = || {
+        let c = scopecheck::cell::UnsafeCell::new(0u32);
+        launch(
+            Launch::new(1, 1),
+            |_| (),
+            |_| {
+                c.with_mut(|p| unsafe { *p = 1 });
+            },
+        );
+    };
+    refused(MemoryModel::Vulkan, body, line, "plain cell access");
+}
+
+#[test]
+fn the_hardware_models_are_named_like_the_litmus_ones() {
+    for m in [MemoryModel::Ptx75, MemoryModel::Vulkan] {
+        assert_eq!(MemoryModel::from_name(m.name()), Some(m));
+    }
+    assert_eq!(MemoryModel::Ptx75.name(), "ptx7.5");
+    assert_eq!(MemoryModel::Vulkan.name(), "vulkan");
 }

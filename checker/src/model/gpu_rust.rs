@@ -55,20 +55,19 @@ pub fn refusal(model: MemoryModel, op: &Op, place: &Placement) -> Option<String>
     };
     let is_fence = matches!(op, Op::Fence { .. });
     if order == Order::SeqCst && !is_fence {
-        return Some(format!(
-            "{what} with `SeqCst`: `{name}` has no sequentially consistent access; write the mapping out \
-             (`fence_scoped(SeqCst, scope)` then an acquire load or a release store){}",
-            if model == MemoryModel::Vulkan {
-                " under `ptx7.5`; Vulkan has no SC at all"
-            } else {
-                ""
-            }
-        ));
+        return Some(if model == MemoryModel::Vulkan {
+            format!(
+                "{what} with `SeqCst`: `vulkan` has no sequential consistency; use `Acquire`, `Release` or `AcqRel`"
+            )
+        } else {
+            format!(
+                "{what} with `SeqCst`: `{name}` has no sequentially consistent access; write the mapping out \
+                 (`fence_scoped(SeqCst, scope)` then an acquire load or a release store)"
+            )
+        });
     }
     if order == Order::SeqCst && model == MemoryModel::Vulkan {
-        return Some(format!(
-            "a `SeqCst` fence: `vulkan` has no sequentially consistent fence (use `AcqRel`)"
-        ));
+        return Some("a `SeqCst` fence: `vulkan` has no sequentially consistent fence (use `AcqRel`)".to_string());
     }
     if level(model, scope).is_none() {
         return Some(format!(

@@ -370,9 +370,7 @@ impl MemoryModel {
     pub fn check_complete(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
             MemoryModel::C11 => c11::check(g, c11::Judge::Complete),
-            MemoryModel::Ptx75 | MemoryModel::Vulkan => {
-                gpu_rust::judge(g, self).map_err(|_| Axiom::HardwareModel)
-            }
+            MemoryModel::Ptx75 | MemoryModel::Vulkan => gpu_rust::judge(g, self).map_err(|_| Axiom::HardwareModel),
             _ => Ok(()),
         }
     }
