@@ -10,6 +10,7 @@ use common::builder;
 use scopecheck::gpu::{launch, record, Launch};
 use scopecheck::scope::Scope;
 use scopecheck::sync::atomic::{fence_scoped, AtomicU32, Ordering};
+use scopecheck::sync::atomic_ref::{AtomicRef, Plain};
 use scopecheck::{FailureKind, MemoryModel, Report, Strategy};
 use std::collections::BTreeSet;
 
@@ -91,18 +92,31 @@ fn relaxed_flag_lets_the_data_read_be_stale() {
 }
 
 #[test]
-fn block_scope_across_blocks_allows_the_stale_read_under_the_hardware_models() {
-    // Block (CTA / workgroup) scope does not include the other block: the
-    // release and acquire are not morally strong, so nothing synchronizes.
+fn block_scope_across_blocks_allows_the_stale_read_under_ptx() {
+    // Block (CTA) scope does not include the other block: the release and
+    // acquire are not morally strong, so nothing synchronizes. PTX defines
+    // no races.
     let body = mp(Ordering::Release, Scope::Block, Ordering::Acquire, Scope::Block);
-    for model in [MemoryModel::Ptx75, MemoryModel::Vulkan] {
-        let (o, _) = run(model, body.clone());
-        assert_eq!(o, set(&ALL_MP), "{model:?}");
+    let (o, n) = run(MemoryModel::Ptx75, body.clone());
+    assert_eq!(o, set(&ALL_MP));
+    assert_eq!(n, 4);
+    // Vulkan calls the flag accesses a race (atomics whose scopes do not
+    // include each other's thread are in `dr`), and so does src11.
+    for model in [MemoryModel::Vulkan, MemoryModel::Src11] {
+        for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+            let r = builder(model, strategy).explore(body.clone());
+            assert_eq!(r.failures().len(), 1, "{r}");
+            assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace, "{r}");
+        }
     }
-    // src11 calls the same program a heterogeneous race instead.
-    let r = builder(MemoryModel::Src11, Strategy::Exhaustive).explore(body);
+    // Kept going through the race, Vulkan allows the stale read too.
+    let mut b = builder(MemoryModel::Vulkan, Strategy::Exhaustive);
+    b.record_races = true;
+    let r = b.explore(body);
     assert_eq!(r.failures().len(), 1, "{r}");
-    assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace, "{r}");
+    assert!(r.failures()[0].message.contains("block scope"), "{r}");
+    assert_eq!(r.outcome_set(), set(&ALL_MP));
+    assert_eq!((r.executions(), r.racy_executions()), (4, 4));
 }
 
 #[test]
@@ -226,13 +240,11 @@ fn warp_scope_within_one_warp_synchronizes_under_vulkan() {
     let (o, n) = run(MemoryModel::Vulkan, body);
     assert_eq!(o, set(&NO_STALE));
     assert_eq!(n, 3);
-    // Across blocks, warp scope includes neither side: nothing synchronizes.
-    let (o, n) = run(
-        MemoryModel::Vulkan,
-        mp(Ordering::Release, Scope::Warp, Ordering::Acquire, Scope::Warp),
-    );
-    assert_eq!(o, set(&ALL_MP));
-    assert_eq!(n, 4);
+    // Across blocks, warp scope includes neither side: a race under Vulkan.
+    let body = mp(Ordering::Release, Scope::Warp, Ordering::Acquire, Scope::Warp);
+    let r = builder(MemoryModel::Vulkan, Strategy::Exhaustive).explore(body);
+    assert_eq!(r.failures().len(), 1, "{r}");
+    assert_eq!(r.failures()[0].kind(), FailureKind::HeterogeneousRace, "{r}");
 }
 
 /// The one failure of `body` under `model`: a misuse whose message names
@@ -349,4 +361,88 @@ fn the_hardware_models_are_named_like_the_litmus_ones() {
     }
     assert_eq!(MemoryModel::Ptx75.name(), "ptx7.5");
     assert_eq!(MemoryModel::Vulkan.name(), "vulkan");
+}
+
+/// Message passing over `Plain` memory: the data written and read plainly
+/// (weak accesses), the flag through `AtomicRef::cuda` at `scope`, stored
+/// with `rel` and loaded with `acq`.
+fn mp_plain(rel: Ordering, acq: Ordering, scope: Scope) -> impl Fn() + Clone {
+    move || {
+        let data = Plain::new(0u32);
+        let flag = Plain::new(0u32);
+        launch(
+            Launch::new(2, 1),
+            |_| (),
+            |ctx| {
+                let f = AtomicRef::cuda(&flag, scope);
+                if ctx.block_idx() == 0 {
+                    data.write(1);
+                    f.store_with(1, rel);
+                } else if f.load_with(acq) == 1 {
+                    record("d", data.read());
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn atomic_ref_over_plain_memory_maps_like_the_atomics() {
+    let (o, _) = run(
+        MemoryModel::Ptx75,
+        mp_plain(Ordering::Release, Ordering::Acquire, Scope::Device),
+    );
+    assert_eq!(o, set(&["", "d=1"]));
+    let (o, _) = run(
+        MemoryModel::Ptx75,
+        mp_plain(Ordering::Release, Ordering::Acquire, Scope::Block),
+    );
+    assert_eq!(o, set(&["", "d=0", "d=1"]));
+    // src11 agrees where the program is race free.
+    let (o, n) = run(
+        MemoryModel::Src11,
+        mp_plain(Ordering::Release, Ordering::Acquire, Scope::Device),
+    );
+    assert_eq!(o, set(&["", "d=1"]));
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn vulkan_reports_data_races_on_plain_memory() {
+    // Device scope: the plain accesses are ordered (locord), no race.
+    let (o, n) = run(
+        MemoryModel::Vulkan,
+        mp_plain(Ordering::Release, Ordering::Acquire, Scope::Device),
+    );
+    assert_eq!(o, set(&["", "d=1"]));
+    assert_eq!(n, 2);
+    // A relaxed flag orders nothing: the plain write and the read after
+    // the flag was seen race (Vulkan's `dr`); PTX defines no races.
+    let body = mp_plain(Ordering::Relaxed, Ordering::Relaxed, Scope::Device);
+    for strategy in [Strategy::Exhaustive, Strategy::Reference] {
+        let r = builder(MemoryModel::Vulkan, strategy).explore(body.clone());
+        assert_eq!(r.failures().len(), 1, "{r}");
+        let f = &r.failures()[0];
+        assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
+        assert!(f.message.contains("Vulkan's data-race definition"), "{}", f.message);
+        assert!(f.message.contains("`store(na)"), "{}", f.message);
+    }
+    let (o, n) = run(MemoryModel::Ptx75, body.clone());
+    assert_eq!(o, set(&["", "d=0", "d=1"]));
+    assert_eq!(n, 3);
+    // Kept going through races: every execution completes; the racy ones
+    // are those where the reader saw the flag and read the data.
+    let mut b = builder(MemoryModel::Vulkan, Strategy::Exhaustive);
+    b.record_races = true;
+    let r = b.explore(body);
+    assert_eq!(r.failures().len(), 1, "{r}");
+    assert_eq!(r.outcome_set(), set(&["", "d=0", "d=1"]));
+    assert_eq!((r.executions(), r.racy_executions()), (3, 2));
+    // Block scope across blocks: the flag's accesses race too (two reports).
+    let mut b = builder(MemoryModel::Vulkan, Strategy::Exhaustive);
+    b.record_races = true;
+    let r = b.explore(mp_plain(Ordering::Release, Ordering::Acquire, Scope::Block));
+    let mut kinds: Vec<FailureKind> = r.failures().iter().map(|f| f.kind()).collect();
+    kinds.sort_by_key(|k| k.name());
+    assert_eq!(kinds, [FailureKind::DataRace, FailureKind::HeterogeneousRace], "{r}");
 }

@@ -25,6 +25,7 @@ mod race_check;
 mod replay_values;
 mod schedule;
 mod spin;
+mod verdict;
 mod yield_hint;
 
 use crate::drfrlx::RlxClass;

@@ -1,5 +1,5 @@
 //! Rust programs under the GPU hardware models `ptx7.5` and `vulkan`
-//! (docs/gpu-models.md section 8): how the shim's orders and scopes become
+//! (docs/gpu-models.md section 7): how the shim's orders and scopes become
 //! the attributes ([`GpuOp`]) the cat-file models judge, which operations
 //! have no mapping (refused with a reason before they run), and the
 //! judgement of a complete graph.
@@ -24,6 +24,14 @@ pub fn refusal(model: MemoryModel, op: &Op, place: &Placement) -> Option<String>
         return None;
     }
     let what = match op {
+        Op::Load {
+            order: Order::NonAtomic,
+            ..
+        } => "a plain load",
+        Op::Store {
+            order: Order::NonAtomic,
+            ..
+        } => "a plain store",
         Op::Load { .. } => "an atomic load",
         Op::Store { .. } => "an atomic store",
         Op::Rmw { .. } => "an atomic read-modify-write",
@@ -69,7 +77,8 @@ pub fn refusal(model: MemoryModel, op: &Op, place: &Placement) -> Option<String>
     if order == Order::SeqCst && model == MemoryModel::Vulkan {
         return Some("a `SeqCst` fence: `vulkan` has no sequentially consistent fence (use `AcqRel`)".to_string());
     }
-    if level(model, scope).is_none() {
+    // A plain access names no scope (weak in PTX, non-atomic in Vulkan).
+    if order != Order::NonAtomic && level(model, scope).is_none() {
         return Some(format!(
             "{what} at {} scope: `{name}` has no such scope (PTX: block, cluster, device, system; Vulkan: \
              warp, block, cluster, device, system)",
@@ -123,10 +132,16 @@ fn op_of(model: MemoryModel, e: &Event) -> Option<GpuOp> {
         ..GpuOp::default()
     };
     if model == MemoryModel::Vulkan {
-        // Every location is in storage class 0; semantics cover it.
+        // Every location is in storage class 0; semantics cover it. Shim
+        // memory is coherent memory shared by every thread: every access is
+        // non-private (SPIR-V's NonPrivatePointer), a release makes the
+        // thread's writes available (MakeAvailable) and an acquire makes
+        // them visible (MakeVisible), as libcu++-style code means.
         op.sc = u8::from(!fence);
         op.semsc = u8::from(gpu_order.acquire() || gpu_order.release());
-        op.nonpriv = atomic;
+        op.semav = gpu_order.release();
+        op.semvis = gpu_order.acquire();
+        op.nonpriv = true;
         // Atomics are implicitly available (stores) and visible (loads).
         op.av = atomic && (is_store || rmw);
         op.vis = atomic && (is_load || rmw);
@@ -155,15 +170,16 @@ pub fn env_of(g: &ExecutionGraph, model: MemoryModel) -> GpuEnv {
     env
 }
 
-/// Whether complete graph `g` is an execution `model` allows (`Err` names
-/// the violated axiom of the cat file).
-pub fn judge(g: &ExecutionGraph, model: MemoryModel) -> Result<(), String> {
+/// Whether complete graph `g` is an execution `model` allows: `Ok` with
+/// its racing pairs (Vulkan's `dr`; PTX defines none), `Err` naming the
+/// violated axiom of the cat file.
+pub fn judge(g: &ExecutionGraph, model: MemoryModel) -> Result<Vec<(EventId, EventId)>, String> {
     let env = env_of(g, model);
     match model {
-        MemoryModel::Ptx75 => ptx::check(g, &env, ptx::PtxVersion::V75).map_err(|a| format!("{a:?}")),
-        MemoryModel::Vulkan => vulkan::check(g, &env, true)
-            .map(|_races| ())
+        MemoryModel::Ptx75 => ptx::check(g, &env, ptx::PtxVersion::V75)
+            .map(|()| Vec::new())
             .map_err(|a| format!("{a:?}")),
-        _ => Ok(()),
+        MemoryModel::Vulkan => vulkan::check(g, &env, true).map_err(|a| format!("{a:?}")),
+        _ => Ok(Vec::new()),
     }
 }

@@ -370,7 +370,9 @@ impl MemoryModel {
     pub fn check_complete(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
             MemoryModel::C11 => c11::check(g, c11::Judge::Complete),
-            MemoryModel::Ptx75 | MemoryModel::Vulkan => gpu_rust::judge(g, self).map_err(|_| Axiom::HardwareModel),
+            MemoryModel::Ptx75 | MemoryModel::Vulkan => {
+                gpu_rust::judge(g, self).map(|_| ()).map_err(|_| Axiom::HardwareModel)
+            }
             _ => Ok(()),
         }
     }
@@ -388,7 +390,7 @@ impl MemoryModel {
         }
         if self.is_hardware() {
             rel.check_porf()?;
-            return gpu_rust::judge(g, self).map_err(|_| Axiom::HardwareModel);
+            return gpu_rust::judge(g, self).map(|_| ()).map_err(|_| Axiom::HardwareModel);
         }
         rel.check(g, self == MemoryModel::Sc)
     }
