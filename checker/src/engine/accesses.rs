@@ -18,6 +18,23 @@ impl Engine {
         crate::retry::repeats_spurious_failure(&self.graph, t, loc, w)
     }
 
+    /// The strategy's pick among the consistent choices of thread `t`'s
+    /// next read (`Moot` when there are none, or a replay left its token).
+    #[inline]
+    fn pick_rf(&mut self, t: ThreadId, cands: &[RfChoice]) -> Result<RfChoice, Stop> {
+        if cands.is_empty() {
+            return Err(Stop::Moot);
+        }
+        let stamp = self.graph.next_stamp();
+        let i = self
+            .strategy
+            .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, cands);
+        if self.off_track() {
+            return Err(Stop::Moot);
+        }
+        Ok(cands[i])
+    }
+
     pub(super) fn sc_check_needed(&self) -> bool {
         self.model == MemoryModel::Sc || (!self.model.porf_base() && self.graph.sc_events() >= 2)
     }
@@ -103,17 +120,7 @@ impl Engine {
             await_: None,
         };
         let cands = self.filter_reads(t, &proto, cands, src);
-        if cands.is_empty() {
-            return Err(Stop::Moot);
-        }
-        let stamp = self.graph.next_stamp();
-        let i = self
-            .strategy
-            .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &cands);
-        if self.off_track() {
-            return Err(Stop::Moot);
-        }
-        let c = cands[i];
+        let c = self.pick_rf(t, &cands)?;
         let value = self.graph.write_value(loc, c.write);
         let added_max = c.write == self.graph.mo_max(loc);
         let id = self.push(
@@ -344,17 +351,8 @@ impl Engine {
             }
             kept
         };
-        if kept.is_empty() {
-            return Err(Stop::Moot);
-        }
-        let stamp = self.graph.next_stamp();
-        let i = self
-            .strategy
-            .choose_rf(&self.graph, EventId::new(t, self.graph.thread_len(t)), stamp, &kept);
-        if self.off_track() {
-            return Err(Stop::Moot);
-        }
-        self.take_rmw_choice(t, loc, kept[i], rop, ty, success, failure, await_, src)
+        let c = self.pick_rf(t, &kept)?;
+        self.take_rmw_choice(t, loc, c, rop, ty, success, failure, await_, src)
     }
 
     /// Adds an RMW of thread `t` reading the write choice `c`: its read

@@ -15,16 +15,7 @@ impl Engine {
         let g = &self.graph;
         let (ea, eb) = (g.event(a), g.event(b));
         let loc = ea.loc().expect("an access");
-        let side = |e: &Event, id: EventId| {
-            format!(
-                "`{}` (thread {} at {}, {} scope, {})",
-                e.describe(),
-                id.thread,
-                g.placement(id.thread).describe(),
-                e.scope,
-                e.src
-            )
-        };
+        let side = |e: &Event, id: EventId| super::race_check::scoped_side(g, e, id);
         let mut f = self.failure(
             FailureKind::DataRace,
             format!(

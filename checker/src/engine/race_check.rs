@@ -9,7 +9,7 @@
 use super::{Engine, Stop};
 use crate::event::*;
 use crate::failure::FailureKind;
-use crate::graph::SyncRules;
+use crate::graph::{ExecutionGraph, SyncRules};
 use crate::model::relations::Relations;
 use crate::races;
 use crate::scope::narrowest_common;
@@ -208,16 +208,7 @@ impl Engine {
             // Both atomic: the race is a scope mismatch.
             let (xa, xb) = (g.actor(a.thread, ea.scope), g.actor(b.thread, eb.scope));
             let need = narrowest_common(xa, xb);
-            let side = |e: &Event, id: EventId| {
-                format!(
-                    "`{}` (thread {} at {}, {} scope, {})",
-                    e.describe(),
-                    id.thread,
-                    g.placement(id.thread).describe(),
-                    e.scope,
-                    e.src
-                )
-            };
+            let side = |e: &Event, id: EventId| scoped_side(g, e, id);
             let mut f = self.failure(
                 FailureKind::HeterogeneousRace,
                 format!(
@@ -262,4 +253,17 @@ impl Engine {
         });
         Stop::Failure(f)
     }
+}
+
+/// One access of a race report between scoped accesses: what it did, its
+/// thread and placement, its scope and its line.
+pub(super) fn scoped_side(g: &ExecutionGraph, e: &Event, id: EventId) -> String {
+    format!(
+        "`{}` (thread {} at {}, {} scope, {})",
+        e.describe(),
+        id.thread,
+        g.placement(id.thread).describe(),
+        e.scope,
+        e.src
+    )
 }
