@@ -294,6 +294,12 @@ fn seqcst_accesses_are_refused_with_the_mapping_to_write() {
         line,
         "`vulkan` has no sequential consistency",
     );
+    // A compare-exchange whose failure order is SeqCst: its failed read would be one.
+    let line = line!() + 2;
+    let op = |x: &AtomicU32| {
+        let _ = x.compare_exchange_scoped(5, 6, Ordering::Relaxed, Ordering::SeqCst, Scope::Device);
+    };
+    refused(MemoryModel::Ptx75, one_op(op), line, "with `SeqCst`");
 }
 
 #[test]
@@ -352,6 +358,7 @@ fn host_thread_accesses_and_plain_cells_are_refused() {
         );
     };
     refused(MemoryModel::Vulkan, body, line, "plain cell access");
+    refused(MemoryModel::Ptx75, body, line, "atomic_ref::Plain");
 }
 
 #[test]

@@ -38,8 +38,9 @@ pub fn refusal(model: MemoryModel, op: &Op, place: &Placement) -> Option<String>
         Op::Fence { .. } => "a fence",
         Op::CellAccess { .. } => {
             return Some(format!(
-                "a plain cell access (`UnsafeCell`) has no mapping under `{name}` yet: the model judges \
-                 atomic objects only; use a relaxed atomic (a weak/relaxed access of the hardware model) for data"
+                "a plain cell access (`UnsafeCell`) has no mapping under `{name}` yet: its reads take no \
+                 write of the model's choosing; keep plain data in `sync::atomic_ref::Plain` (weak accesses) \
+                 instead"
             ))
         }
         Op::Barrier { .. } => {
@@ -58,7 +59,13 @@ pub fn refusal(model: MemoryModel, op: &Op, place: &Placement) -> Option<String>
     }
     let (order, scope) = match *op {
         Op::Load { order, scope, .. } | Op::Store { order, scope, .. } | Op::Fence { order, scope } => (order, scope),
-        Op::Rmw { success, scope, .. } => (success, scope),
+        // A compare-exchange's failure order is its read's when it fails.
+        Op::Rmw {
+            success,
+            failure,
+            scope,
+            ..
+        } => (if failure == Order::SeqCst { failure } else { success }, scope),
         _ => return None,
     };
     let is_fence = matches!(op, Op::Fence { .. });
