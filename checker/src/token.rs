@@ -217,6 +217,8 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
         MemoryModel::Src11 => 3,
         MemoryModel::Porf => 4,
         MemoryModel::C11 => 5,
+        MemoryModel::Ptx75 => 6,
+        MemoryModel::Vulkan => 7,
     }];
     let recs = records(g);
     let mut locs: Vec<Loc> = Vec::new();
@@ -302,6 +304,8 @@ pub fn decode(s: &str) -> Result<Token, String> {
         Some(3) => MemoryModel::Src11,
         Some(4) => MemoryModel::Porf,
         Some(5) => MemoryModel::C11,
+        Some(6) => MemoryModel::Ptx75,
+        Some(7) => MemoryModel::Vulkan,
         _ => return Err("replay token names an unknown memory model".into()),
     };
     let small =

@@ -36,7 +36,7 @@ impl Engine {
     }
 
     pub(super) fn sc_check_needed(&self) -> bool {
-        self.model == MemoryModel::Sc || (self.model != MemoryModel::Porf && self.graph.sc_events() >= 2)
+        self.model == MemoryModel::Sc || (!self.model.porf_base() && self.graph.sc_events() >= 2)
     }
 
     /// Whether a new access's choices (seq_cst when `sc`) are each tried
@@ -44,7 +44,7 @@ impl Engine {
     /// for psc once seq_cst events are involved; never for the reference
     /// enumerator (it judges whole graphs) or under `porf`.
     pub(super) fn choices_filtered(&self, sc: bool) -> bool {
-        !self.unfiltered && self.model != MemoryModel::Porf && (sc || self.sc_check_needed())
+        !self.unfiltered && !self.model.porf_base() && (sc || self.sc_check_needed())
     }
 
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
@@ -234,7 +234,7 @@ impl Engine {
         // the coherence floor. Neither the floor nor the scan is needed.
         let only_last = !unfiltered
             && !self.wants_revisits
-            && self.model != MemoryModel::Porf
+            && !self.model.porf_base()
             && await_.is_none()
             && rop.always_writes()
             && self.graph.free_writes(loc) == 1;
@@ -289,7 +289,7 @@ impl Engine {
                         });
                     }
                     let consumed = !unfiltered
-                        && if self.model == MemoryModel::Porf {
+                        && if self.model.porf_base() {
                             self.graph.rmw_reader_of(loc, w, None).is_some()
                         } else {
                             self.graph.consumed_at(loc, pos)

@@ -25,6 +25,7 @@ mod race_check;
 mod replay_values;
 mod schedule;
 mod spin;
+mod verdict;
 mod yield_hint;
 
 use crate::drfrlx::RlxClass;
@@ -289,8 +290,7 @@ impl Engine {
         // Only backward revisits, the `porf` model and the unfair progress
         // check ask porf views; a strategy starting from an empty graph
         // with none of them spares their joins.
-        let porf_needed =
-            self.wants_revisits || self.model == MemoryModel::Porf || self.progress.model != Progress::Fair;
+        let porf_needed = self.wants_revisits || self.model.porf_base() || self.progress.model != Progress::Fair;
         self.graph.keep_porf(porf_needed);
         // One record per thread of the kept graph, made in place (growing
         // the vector one spawn at a time cloned a default record each time).

@@ -16,6 +16,7 @@ impl Engine {
     pub fn invisible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
         self.step(t, src)?;
         self.cur_scope = op.scope();
+        self.hardware_refusal(t, op, src)?;
         if self.replaying(t) {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             let ev = self.graph.event(id).kind.clone();
@@ -108,6 +109,25 @@ impl Engine {
                 Ok(OpResult::Thread(child))
             }
             _ => unreachable!("visible operation {op:?} given to Engine::invisible"),
+        }
+    }
+
+    /// An operation the hardware model (`ptx7.5`, `vulkan`) has no mapping
+    /// for is refused before it runs, saying which, where and why
+    /// (`model/gpu_rust.rs`).
+    fn hardware_refusal(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
+        if !self.model.is_hardware() {
+            return Ok(());
+        }
+        match crate::model::gpu_rust::refusal(self.model, op, self.graph.placement(t)) {
+            None => Ok(()),
+            Some(why) => Err(Stop::Failure(self.failure(
+                FailureKind::Misuse,
+                format!("thread {t} at {src}: {why}"),
+                Some(t),
+                vec![],
+                Some(src),
+            ))),
         }
     }
 
@@ -209,6 +229,7 @@ impl Engine {
     ) -> Result<Option<OpResult>, Stop> {
         self.step(t, src)?;
         self.cur_scope = op.scope();
+        self.hardware_refusal(t, op, src)?;
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);
         }

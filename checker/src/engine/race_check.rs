@@ -11,7 +11,6 @@ use crate::event::*;
 use crate::failure::FailureKind;
 use crate::graph::{ExecutionGraph, SyncRules};
 use crate::model::relations::Relations;
-use crate::model::MemoryModel;
 use crate::races;
 use crate::scope::narrowest_common;
 
@@ -19,7 +18,7 @@ impl Engine {
     /// Counts the current (complete) execution as racy if it is, and keeps a
     /// report of each pair of source lines not seen racing before.
     pub(super) fn log_races(&mut self) {
-        if self.model == MemoryModel::Porf {
+        if self.model.porf_base() {
             // `porf` has no happens-before: races are its client model's business.
             return;
         }
@@ -61,7 +60,7 @@ impl Engine {
     /// Race between the new access `id` to an atomic location and earlier
     /// conflicting accesses of other threads, when one of the two is plain.
     pub(super) fn check_access_race(&self, id: EventId, loc: Loc, is_write: bool) -> Result<(), Stop> {
-        if self.limits.record_races || self.model == MemoryModel::Porf {
+        if self.limits.record_races || self.model.porf_base() {
             return Ok(());
         }
         let scoped = self.model.sync_rules().scoped;
@@ -85,7 +84,7 @@ impl Engine {
     }
 
     pub(super) fn check_cell_race(&self, id: EventId, loc: Loc, write: bool) -> Result<(), Stop> {
-        if self.limits.record_races || self.model == MemoryModel::Porf {
+        if self.limits.record_races || self.model.porf_base() {
             return Ok(());
         }
         let g = &self.graph;

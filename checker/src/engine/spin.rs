@@ -7,7 +7,6 @@
 
 use super::{Engine, SpinWait, Stop, WaitSite};
 use crate::event::*;
-use crate::model::MemoryModel;
 
 impl Engine {
     /// Thread `t` called a spin hint: the end of a loop iteration.
@@ -143,7 +142,7 @@ impl Engine {
     }
 
     pub(super) fn note_read(&mut self, t: ThreadId, loc: Loc, rf: EventId) {
-        let porf = self.model == MemoryModel::Porf;
+        let porf = self.model.porf_base();
         let i = self.rt(t).spin_reads.iter().position(|(l, _)| *l == loc);
         match i {
             // A later read of the same location reads a write at or after

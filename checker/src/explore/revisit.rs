@@ -126,7 +126,7 @@ pub(super) fn revisit_graph(
 pub(super) fn needs_check(g: &ExecutionGraph, r: EventId, w: EventId, model: MemoryModel) -> bool {
     match model {
         MemoryModel::Sc => true,
-        MemoryModel::Porf => false,
+        MemoryModel::Porf | MemoryModel::Ptx75 | MemoryModel::Vulkan => false,
         MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 | MemoryModel::C11 => {
             let ev = g.event(r);
             let mut rd = *ev.as_read().expect("revisited read");

@@ -488,7 +488,7 @@ impl Strategy for Trust {
             // that delete that other RMW can give a consistent graph.
             let rd = EventId::new(w.thread, w.index - 1);
             let src = g.event(rd).as_read().expect("read part").rf;
-            let other = if model == MemoryModel::Porf {
+            let other = if model.porf_base() {
                 g.rmw_reader_of(loc, src, Some(rd))
             } else {
                 // Every other RMW's write part sits right after the write it
@@ -522,7 +522,7 @@ impl Strategy for Trust {
                 View::empty()
             };
             // (`porf` has no coherence: any write not porf-after r will do.)
-            if model != MemoryModel::Porf && wpos < MemoryModel::coherence_floor(g, loc, base, Some(r)) {
+            if !model.porf_base() && wpos < MemoryModel::coherence_floor(g, loc, base, Some(r)) {
                 continue;
             }
             let v = revisit_view(g, r, w);

@@ -125,6 +125,9 @@ pub struct GpuEnv {
     /// Each engine thread's place: `[subgroup, CTA / workgroup, GPU / queue
     /// family]` (PTX leaves the subgroup at the thread's own index).
     pub places: HashMap<ThreadId, [u32; 3]>,
+    /// Attributes by event, looked up before [`GpuEnv::ops`]: Rust programs
+    /// (`gpu_rust.rs`), where one call site may run with different orders.
+    pub by_event: HashMap<EventId, GpuOp>,
 }
 
 impl GpuEnv {
@@ -229,7 +232,11 @@ impl Nodes {
         for t in 0..g.num_threads() as ThreadId {
             for (i, e) in g.thread_events(t).iter().enumerate() {
                 let id = EventId::new(t, i as u32);
-                let Some(op) = env.ops.get(&(e.src.line, e.src.column)) else {
+                let Some(op) = env
+                    .by_event
+                    .get(&id)
+                    .or_else(|| env.ops.get(&(e.src.line, e.src.column)))
+                else {
                     continue;
                 };
                 let (kind, loc, part) = match &e.kind {

@@ -8,6 +8,7 @@
 
 pub mod c11;
 pub mod gpu;
+pub mod gpu_rust;
 pub mod opencl;
 pub mod psc;
 pub mod ptx;
@@ -64,6 +65,13 @@ pub enum MemoryModel {
     /// of C11's: C11's hb holds C++20's) and judged by C11's axioms; only
     /// po ∪ rf-acyclic executions are explored (see docs/c11-model.md).
     C11,
+    /// Dat3M's `ptx-v7.5.cat` for Rust programs (docs/gpu-models.md section
+    /// 8): graphs are enumerated under the `porf` base and each complete one
+    /// is judged by the PTX model, with the shim's orders and scopes mapped
+    /// to PTX's ([`gpu_rust`]).
+    Ptx75,
+    /// Dat3M's `vulkan.cat` for Rust programs, like [`MemoryModel::Ptx75`].
+    Vulkan,
 }
 
 impl MemoryModel {
@@ -76,6 +84,8 @@ impl MemoryModel {
             MemoryModel::Src11 => "src11",
             MemoryModel::Porf => "porf",
             MemoryModel::C11 => "c11",
+            MemoryModel::Ptx75 => "ptx7.5",
+            MemoryModel::Vulkan => "vulkan",
         }
     }
 
@@ -89,8 +99,23 @@ impl MemoryModel {
             "cpp20" | "c++20" | "rust" => Some(MemoryModel::Cpp20),
             "src11" => Some(MemoryModel::Src11),
             "c11" => Some(MemoryModel::C11),
+            "ptx7.5" => Some(MemoryModel::Ptx75),
+            "vulkan" => Some(MemoryModel::Vulkan),
             _ => None,
         }
+    }
+
+    /// A GPU hardware model (`ptx7.5`, `vulkan`): judged on complete graphs
+    /// by [`gpu_rust::judge`].
+    pub fn is_hardware(self) -> bool {
+        matches!(self, MemoryModel::Ptx75 | MemoryModel::Vulkan)
+    }
+
+    /// Whether graphs are enumerated under the permissive `porf` base (every
+    /// rf and mo choice, no coherence, no synchronization, no races of the
+    /// engine's own): `porf` and the hardware models.
+    pub fn porf_base(self) -> bool {
+        self == MemoryModel::Porf || self.is_hardware()
     }
 
     /// The synchronization rules views are computed with.
@@ -181,7 +206,7 @@ impl MemoryModel {
     /// may read (every later one may be read too): the coherence floor, or
     /// 0 under `porf`.
     pub fn read_floor(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> usize {
-        if self == MemoryModel::Porf {
+        if self.porf_base() {
             0
         } else {
             Self::coherence_floor(g, loc, Self::base_hb(g, t), None)
@@ -211,7 +236,7 @@ impl MemoryModel {
     /// this model: [`Self::mo_placements`], or every place that does not split
     /// an RMW from the write it read under `porf`.
     pub fn write_placements(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Places {
-        if self == MemoryModel::Porf {
+        if self.porf_base() {
             Self::placements_from(g, loc, 0)
         } else {
             Self::mo_placements(g, t, loc)
@@ -266,7 +291,7 @@ impl MemoryModel {
                 }
             }
             // No thin air and atomicity hold by construction.
-            MemoryModel::Porf => Ok(()),
+            MemoryModel::Porf | MemoryModel::Ptx75 | MemoryModel::Vulkan => Ok(()),
             // Coherence under C++20's hb holds by construction (the floor);
             // C11's seq_cst axiom on the graph so far. C11's own release
             // sequences and NaRf wait for the complete graph
@@ -345,6 +370,9 @@ impl MemoryModel {
     pub fn check_complete(self, g: &ExecutionGraph) -> Result<(), Axiom> {
         match self {
             MemoryModel::C11 => c11::check(g, c11::Judge::Complete),
+            MemoryModel::Ptx75 | MemoryModel::Vulkan => {
+                gpu_rust::judge(g, self).map(|_| ()).map_err(|_| Axiom::HardwareModel)
+            }
             _ => Ok(()),
         }
     }
@@ -359,6 +387,10 @@ impl MemoryModel {
         let rel = Relations::of(g, self.sync_rules());
         if self == MemoryModel::Porf {
             return rel.check_porf();
+        }
+        if self.is_hardware() {
+            rel.check_porf()?;
+            return gpu_rust::judge(g, self).map(|_| ()).map_err(|_| Axiom::HardwareModel);
         }
         rel.check(g, self == MemoryModel::Sc)
     }

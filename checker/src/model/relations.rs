@@ -126,6 +126,8 @@ pub enum Axiom {
     /// A non-atomic read reads a write that is not a visible side effect
     /// (C11's `NaRf`: rf ; [R \ A] ⊆ vis).
     NonAtomicRead,
+    /// An axiom of a GPU hardware model's cat file (`ptx7.5`, `vulkan`).
+    HardwareModel,
 }
 
 /// The base relations of a graph, derived from po, rf and mo.

@@ -170,13 +170,19 @@ pub(super) fn run_strategy(
             incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
             break;
         };
-        let owned = with_shared(|s| {
+        let (owned, end, failure) = with_shared(|s| {
+            // The model's verdict on the complete graph (`c11`, the hardware
+            // models `ptx7.5` and `vulkan`, Vulkan's races), taken before the
+            // callback and the outcome histogram see the execution: one the
+            // model rejects did not happen (blocked).
+            let (end, judged) = s.engine.judge_complete(end);
+            let failure = failure.or(judged);
             let owned = s.engine.owns_execution();
             if owned {
                 on_end(&s.engine.graph, end);
             }
             s.engine.end_execution(end);
-            owned
+            (owned, end, failure)
         });
         // Taken after every execution, so none sees another's records.
         let recorded = crate::gpu_record::take();

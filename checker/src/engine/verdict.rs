@@ -1,0 +1,110 @@
+//! The model's verdict on a complete execution, taken before the run
+//! records its outcome: the complete-graph axioms of `c11` and of the GPU
+//! hardware models (`ptx7.5`, `vulkan`; `model/gpu_rust.rs`), and Vulkan's
+//! data races (`dr`), which only the complete graph shows.
+
+use super::Engine;
+use crate::event::{EventId, EventKind};
+use crate::failure::{Failure, FailureKind};
+use crate::model::{gpu_rust, MemoryModel};
+use crate::sched::ExecutionEnd;
+
+impl Engine {
+    /// The verdict on the execution that just ended with `end`: `Blocked`
+    /// when the model rejects its complete graph (it did not happen);
+    /// under `vulkan`, a consistent execution with a data race fails with
+    /// its first racing pair (under `Limits::record_races` it completes,
+    /// counted racy, each new pair of source lines kept). Anything but a
+    /// complete execution is returned as it is.
+    pub fn judge_complete(&mut self, end: ExecutionEnd) -> (ExecutionEnd, Option<Failure>) {
+        if end != ExecutionEnd::Complete {
+            return (end, None);
+        }
+        if self.model != MemoryModel::Vulkan {
+            return match self.model.check_complete(&self.graph) {
+                Ok(()) => (end, None),
+                Err(_) => (ExecutionEnd::Blocked, None),
+            };
+        }
+        let races = match gpu_rust::judge(&self.graph, self.model) {
+            Ok(races) => races,
+            Err(_) => return (ExecutionEnd::Blocked, None),
+        };
+        let Some(&(a, b)) = races.first() else {
+            return (end, None);
+        };
+        if !self.limits.record_races {
+            return (ExecutionEnd::Failed, Some(self.vulkan_race(a, b)));
+        }
+        if self.strategy.owns_execution() {
+            self.races.racy_executions += 1;
+            for (a, b) in races {
+                let key = (self.graph.event(a).src, self.graph.event(b).src);
+                if self.races.seen.insert(key) {
+                    let f = self.vulkan_race(a, b);
+                    self.races.distinct.push(f);
+                }
+            }
+        }
+        (end, None)
+    }
+
+    /// The report of a pair in Vulkan's `dr`: a heterogeneous race when
+    /// both are atomics (their scopes do not include each other's thread),
+    /// else a data race.
+    fn vulkan_race(&self, a: EventId, b: EventId) -> Failure {
+        let g = &self.graph;
+        let (ea, eb) = (g.event(a), g.event(b));
+        let atomic = |k: &EventKind| match k {
+            EventKind::Read(r) => r.order.is_atomic(),
+            EventKind::Write(w) => w.order.is_atomic(),
+            _ => false,
+        };
+        let both = atomic(&ea.kind) && atomic(&eb.kind);
+        let side = |id: EventId| {
+            let e = g.event(id);
+            let scope = if atomic(&e.kind) {
+                format!(", {} scope", e.scope)
+            } else {
+                String::new()
+            };
+            format!(
+                "`{}` (thread {} at {}{scope}, {})",
+                e.describe(),
+                id.thread,
+                g.placement(id.thread).describe(),
+                e.src
+            )
+        };
+        let loc = ea.loc().map(|l| l.to_string()).unwrap_or_default();
+        let (kind, what, fix) = if both {
+            (
+                FailureKind::HeterogeneousRace,
+                "heterogeneous race (scope mismatch)",
+                "use a scope that includes both threads on both atomics",
+            )
+        } else {
+            (
+                FailureKind::DataRace,
+                "data race",
+                "order the plain accesses: a release store (or fence) and an acquire load (or fence) of the same \
+                 atomic at a scope that includes both threads",
+            )
+        };
+        let mut f = self.failure(
+            kind,
+            format!(
+                "{what} on {loc} under Vulkan's data-race definition (`dr`): {} and {} conflict, neither is \
+                 ordered before the other by `locord`, and they are not two atomics whose scopes include each \
+                 other's thread",
+                side(a),
+                side(b)
+            ),
+            Some(b.thread),
+            vec![a, b],
+            Some(eb.src),
+        );
+        f.fix = Some(fix.into());
+        *f
+    }
+}
