@@ -114,7 +114,7 @@ fn block_scope_across_blocks_allows_the_stale_read_under_ptx() {
     b.record_races = true;
     let r = b.explore(body);
     assert_eq!(r.failures().len(), 1, "{r}");
-    assert!(r.failures()[0].message.contains("block scope"), "{r}");
+    assert!(r.failures()[0].message().contains("block scope"), "{r}");
     assert_eq!(r.outcome_set(), set(&ALL_MP));
     assert_eq!((r.executions(), r.racy_executions()), (4, 4));
 }
@@ -256,9 +256,9 @@ fn refused(model: MemoryModel, body: impl Fn(), line: u32, why: &str) {
     let f = &r.failures()[0];
     assert_eq!(f.kind(), FailureKind::Misuse, "{r}");
     let at = format!("gpu_hardware_rust.rs:{line}:");
-    assert!(f.message.contains(&at), "want {at} in: {}", f.message);
-    assert!(f.message.contains(why), "want {why:?} in: {}", f.message);
-    assert!(f.message.contains(model.name()), "{}", f.message);
+    assert!(f.message().contains(&at), "want {at} in: {}", f.message());
+    assert!(f.message().contains(why), "want {why:?} in: {}", f.message());
+    assert!(f.message().contains(model.name()), "{}", f.message());
 }
 
 /// A kernel of two blocks: block 0 runs `op`, block 1 loads relaxed at device scope.
@@ -431,8 +431,8 @@ fn vulkan_reports_data_races_on_plain_memory() {
         assert_eq!(r.failures().len(), 1, "{r}");
         let f = &r.failures()[0];
         assert_eq!(f.kind(), FailureKind::DataRace, "{r}");
-        assert!(f.message.contains("Vulkan's data-race definition"), "{}", f.message);
-        assert!(f.message.contains("`store(na)"), "{}", f.message);
+        assert!(f.message().contains("Vulkan's data-race definition"), "{}", f.message());
+        assert!(f.message().contains("`store(na)"), "{}", f.message());
     }
     let (o, n) = run(MemoryModel::Ptx75, body.clone());
     assert_eq!(o, set(&["", "d=0", "d=1"]));
