@@ -115,10 +115,20 @@ impl Engine {
     /// An operation the hardware model (`ptx7.5`, `vulkan`) has no mapping
     /// for is refused before it runs, saying which, where and why
     /// (`model/gpu_rust.rs`).
+    ///
+    /// Asked at every operation: the test of the model is inlined and the
+    /// rest kept out of line, so that other models pay one comparison.
+    #[inline(always)]
     fn hardware_refusal(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
         if !self.model.is_hardware() {
             return Ok(());
         }
+        self.hardware_refusal_of(t, op, src)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hardware_refusal_of(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
         match crate::model::gpu_rust::refusal(self.model, op, self.graph.placement(t)) {
             None => Ok(()),
             Some(why) => Err(Stop::Failure(self.failure(

@@ -107,6 +107,7 @@ impl MemoryModel {
 
     /// A GPU hardware model (`ptx7.5`, `vulkan`): judged on complete graphs
     /// by [`gpu_rust::judge`].
+    #[inline]
     pub fn is_hardware(self) -> bool {
         matches!(self, MemoryModel::Ptx75 | MemoryModel::Vulkan)
     }
@@ -114,6 +115,7 @@ impl MemoryModel {
     /// Whether graphs are enumerated under the permissive `porf` base (every
     /// rf and mo choice, no coherence, no synchronization, no races of the
     /// engine's own): `porf` and the hardware models.
+    #[inline]
     pub fn porf_base(self) -> bool {
         self == MemoryModel::Porf || self.is_hardware()
     }
