@@ -38,6 +38,7 @@ pub(crate) mod drfrlx;
 pub mod expect;
 pub(crate) mod gpu;
 pub(crate) mod gpu_cyclic;
+pub(crate) mod gpu_free;
 pub(crate) mod gpu_model;
 pub(crate) mod gpu_split;
 pub(crate) mod interp;
