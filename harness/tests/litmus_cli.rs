@@ -431,7 +431,7 @@ P0 (atomic_int* x, atomic_int* y) {\n  atomic_store_explicit(y, 1, memory_order_
 P1 (atomic_int* x, atomic_int* y) {\n  int r0 = atomic_load_explicit(x, memory_order_acquire);\n  int r1 = atomic_load_explicit(y, memory_order_relaxed);\n}\n\
 exists (1:r0=2 /\\ 1:r1=1)\n";
 
-const OPENCL_MP: &str = "OPENCL MP\n{ [x] = 0; [y] = 0; }\n\
+const OPENCL_MP: &str = "OpenCL MP\n{ [x] = 0; [y] = 0; }\n\
 P0@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {\n  atomic_store_explicit(x, 1, memory_order_relaxed);\n  atomic_store_explicit(y, 1, memory_order_release);\n}\n\
 P1@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {\n  int r0 = atomic_load_explicit(y, memory_order_acquire);\n  int r1 = atomic_load_explicit(x, memory_order_relaxed);\n}\n\
 exists (1:r0=1 /\\ 1:r1=1)\n";
@@ -442,7 +442,8 @@ st.relaxed.gpu x, 1     | ld.acquire.gpu r0, y    ;\n\
 st.release.gpu y, 1     | ld.relaxed.gpu r1, x    ;\n\
 exists (P1:r0 == 1 /\\ P1:r1 == 1)\n";
 
-/// The sw edges of a picture are the model's own: `rc11` and `cpp20` differ
+/// The sw edges of a picture are the model's own (and herd's `OpenCL` header
+/// is read like Dat3M's `OPENCL`): `rc11` and `cpp20` differ
 /// on the same graph, `opencl` draws its release/acquire edge, and a
 /// hardware model says its synchronization is not drawn.
 #[test]
