@@ -214,6 +214,8 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
     // it ends at the condition keyword or the end of the file.
     let mut rows: Vec<Vec<Cell>> = Vec::new();
     let mut cond = None;
+    // herd's `filter P`, with the state variables it names.
+    let mut filter: Option<(Prop, Vec<(StateVar, Pos)>)> = None;
     loop {
         s.skip_ws();
         let Some(c) = s.peek() else { break };
@@ -222,11 +224,28 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '~' || *c == '_')
             .collect();
+        if word == "filter" && filter.is_none() {
+            filter = Some(filter_prop(&mut s, &aliases)?);
+            continue;
+        }
         if matches!(word.as_str(), "exists" | "~exists" | "forall")
             || (c == b'~' && rest[1..].trim_start().starts_with("exists"))
         {
-            cond = Some(condition(&mut s, &aliases)?);
+            let mut c = condition(&mut s, &aliases)?;
+            if let Some((f, mut vars)) = filter.take() {
+                c.filter = Some(f);
+                vars.append(&mut c.vars);
+                c.vars = vars;
+            }
+            cond = Some(c);
             break;
+        }
+        if let Some((_, vars)) = &filter {
+            let at = vars.first().map_or(s.pos(), |v| v.1);
+            return Err(err(
+                at,
+                "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+            ));
         }
         let (row, at) = s.until(b";");
         if s.bump().is_none() {
@@ -248,6 +267,13 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             off += part.len() + 1;
         }
         rows.push(cells);
+    }
+    if let Some((_, vars)) = &filter {
+        let at = vars.first().map_or(s.pos(), |v| v.1);
+        return Err(err(
+            at,
+            "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+        ));
     }
     let Some(first) = rows.first() else {
         return Err(err(s.pos(), "expected the thread table (`P0@... | P1@... ;`)"));
@@ -361,6 +387,16 @@ fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
         let cell = Cell::of(raw, p);
         let text = cell.text.as_str();
         if text.is_empty() {
+            continue;
+        }
+        // `z aliases x` (Vulkan): another name of x, as a generic alias is.
+        if let [name, "aliases", target] = text.split_whitespace().collect::<Vec<_>>().as_slice() {
+            if declared
+                .insert(name.to_string(), (target.to_string(), true, cell.pos))
+                .is_some()
+            {
+                return Err(err(cell.pos, format!("`{name}` is declared as an alias twice")));
+            }
             continue;
         }
         if let Some((left, right)) = text.split_once('@') {
@@ -819,7 +855,23 @@ fn condition(s: &mut Src<'_>, aliases: &Aliases) -> Result<Condition, ParseError
         prop,
         pos,
         vars,
+        filter: None,
     })
+}
+
+/// `filter P` (herd's): the proposition executions must satisfy to be kept,
+/// with the state variables it names. It ends where the condition starts.
+fn filter_prop(s: &mut Src<'_>, aliases: &Aliases) -> Result<(Prop, Vec<(StateVar, Pos)>), ParseError> {
+    for _ in 0.."filter".len() {
+        s.bump();
+    }
+    let mut p = Props {
+        s,
+        aliases,
+        vars: Vec::new(),
+    };
+    let prop = p.or()?;
+    Ok((prop, p.vars))
 }
 
 struct Props<'s, 'a> {
