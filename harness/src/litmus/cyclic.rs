@@ -99,8 +99,9 @@ pub struct Found {
     pub states: Vec<FinalState>,
     /// One consistent graph per final state (for witnesses).
     pub graphs: Vec<ExecutionGraph>,
-    /// Racing pairs of each racy execution, with its graph.
-    pub races: Vec<(ExecutionGraph, Vec<(EventId, EventId)>)>,
+    /// Racing pairs of each racy execution, with its graph and its index
+    /// in `states` (a `filter` drops the races of executions it drops).
+    pub races: Vec<(usize, ExecutionGraph, Vec<(EventId, EventId)>)>,
     /// Barrier divergence found (opencl).
     pub divergence: BTreeSet<opencl::Divergence>,
     /// Graphs judged and rejected (with repetitions).
@@ -417,24 +418,24 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
         };
         found.rejected = tally.rejected;
         // Judge again for races and divergence.
-        for g2 in &found.graphs {
+        for (i, g2) in found.graphs.iter().enumerate() {
             match model {
                 CyclicModel::C11 => {
                     let r = c11::races(g2);
                     if !r.is_empty() {
-                        found.races.push((g2.clone(), r));
+                        found.races.push((i, g2.clone(), r));
                     }
                 }
                 CyclicModel::OpenCl(env) => {
                     if let Ok(j) = opencl::check(g2, env) {
                         if !j.races.is_empty() {
-                            found.races.push((g2.clone(), j.races));
+                            found.races.push((i, g2.clone(), j.races));
                         }
                         found.divergence.extend(j.divergence);
                     }
                 }
                 CyclicModel::Gpu(m, env) => match gpu_model::judge(m, env, g2) {
-                    Ok(r) if !r.is_empty() => found.races.push((g2.clone(), r)),
+                    Ok(r) if !r.is_empty() => found.races.push((i, g2.clone(), r)),
                     _ => {}
                 },
             }
@@ -736,6 +737,9 @@ pub struct Setup<'a> {
     pub notes: Vec<String>,
     /// Whether to keep a witness graph.
     pub want_witness: bool,
+    /// herd's `filter P`: executions whose final state fails it count for
+    /// nothing (no races, no executions); `filter.rs` cuts the states.
+    pub filter: Option<&'a Prop>,
 }
 
 /// Runs the enumeration and builds the test's result.
@@ -766,9 +770,12 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
         }
         *states.entry(st.clone()).or_insert(0) += 1;
     }
+    let kept = |i: usize| setup.filter.is_none_or(|f| holds(f, &found.states[i]));
     let mut races = Vec::new();
     let mut race_lines = HashSet::new();
-    for (g, pairs) in &found.races {
+    let mut racy_executions = 0;
+    for (_, g, pairs) in found.races.iter().filter(|r| kept(r.0)) {
+        racy_executions += 1;
         for &(a, b) in pairs {
             if race_lines.insert((g.event(a).src, g.event(b).src)) {
                 races.push(match cm {
@@ -833,9 +840,9 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
         states,
         positive,
         negative,
-        executions: found.states.len() as u64,
+        executions: (0..found.states.len()).filter(|&i| kept(i)).count() as u64,
         blocked: found.run.stats.blocked + found.rejected,
-        racy_executions: found.races.len() as u64,
+        racy_executions,
         races,
         failures,
         complete,

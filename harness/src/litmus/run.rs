@@ -328,6 +328,20 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
     if let Some(filter) = test.condition.as_ref().and_then(|c| c.filter.as_ref()) {
         return super::filter::check_filtered(file, test, filter, opts);
     }
+    check_kept(file, test, opts, None)
+}
+
+/// [`check_test`] of a test whose condition has no `filter` of its own
+/// (`filter.rs` joins one into the condition and passes it here as `keep`):
+/// under the declarative models an execution whose final state fails
+/// `keep` is dropped as herd and Dat3M drop it, so it adds no race, no
+/// racy or consistent execution (`filter.rs` then cuts the states).
+pub(super) fn check_kept(
+    file: &str,
+    test: &Test,
+    opts: &Options,
+    keep: Option<&Prop>,
+) -> Result<TestResult, TestError> {
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
     // A PTX or Vulkan test runs under its dialect's models only, and those
     // models judge nothing else; its thread bodies are built here, where the
@@ -438,6 +452,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             model,
             notes,
             want_witness: opts.witness,
+            filter: keep,
         };
         let mut r = super::cyclic::result(&mut prog, cm, &config, setup);
         r.witness_sw = r
@@ -508,6 +523,8 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
                     s.rejected += 1;
                     return;
                 }
+                // Dropped by the filter: it counts for nothing.
+                Ok(_) if keep.is_some_and(|f| !holds(f, &state)) => {}
                 Ok(j) => {
                     if distinct_only && !s.consistent.insert(canonical_key(&g)) {
                         // The reference enumerator reaches a graph once per interleaving.
