@@ -128,6 +128,10 @@ pub struct GpuEnv {
     /// Attributes by event, looked up before [`GpuEnv::ops`]: Rust programs
     /// (`gpu_rust.rs`), where one call site may run with different orders.
     pub by_event: HashMap<EventId, GpuOp>,
+    /// Vulkan's `ssw` declarations `(a, b)`: every event of engine thread
+    /// `a` system-synchronizes-with every event of thread `b` (Dat3M's
+    /// sync sets; not symmetric, not transitive: vulkan.cat closes it).
+    pub ssw: Vec<(ThreadId, ThreadId)>,
 }
 
 impl GpuEnv {

@@ -5,8 +5,9 @@
 //! (`racy3c3`). Every `let` of the cat file is a local below under the
 //! same name, with its definition beside it.
 //!
-//! `ssw` (system-synchronizes-with) is empty: litmus tests have no host
-//! synchronization. `co` is the engine's mo (total per location, initial
+//! `ssw` (system-synchronizes-with) relates every event of a thread to
+//! every event of each thread a Vulkan litmus test's `ssw a b` block names
+//! after it ([`GpuEnv::ssw`], as Dat3M's sync sets). `co` is the engine's mo (total per location, initial
 //! write first), as in Dat3M.
 
 use super::gpu::alg::*;
@@ -376,6 +377,11 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
         seq(&[&rel_f, &opt(&po), &cbars, &syncbar, &cbars, &opt(&po), &acq_f]),
     ];
     let sw = inter(n, &inscope, &unions(n, &sw_terms.iter().collect::<Vec<_>>()));
+    // ssw: the declared thread pairs, event by event (no initial write).
+    let ssw = tab(n, |a, b| match (thread(a), thread(b)) {
+        (Some(x), Some(y)) => x != y && !iw(a) && !iw(b) && env.ssw.contains(&(x, y)),
+        _ => false,
+    });
     // let ithbsemsc(SC, SEMSC) = (ssw | ([SEMSC]; sw; [SEMSC]) | ([SC | SEMSC]; po; [REL & SEMSC]) | ([ACQ & SEMSC]; po; [SC | SEMSC]))+
     // let hb = po | ithbsemsc(SC0, SEMSC0) | ... | ithbsemsc(SC0123, SEMSC0123)
     let mut hb = po.clone();
@@ -387,6 +393,7 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
         let t = unions(
             n,
             &[
+                &ssw,
                 &seq(&[&sem, &sw, &sem]),
                 &seq(&[&either, &po, &id(n, |a| rel(a) && in_sem(a))]),
                 &seq(&[&id(n, |a| acq(a) && in_sem(a)), &po, &either]),
@@ -479,7 +486,8 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
         tab(n, |a, b| hb.has(a, b) && int(a, b) && vloc.has(a, b)),
         // ([R \ PRIV]; hb; [(R | W) \ PRIV])  -- RaR, WaR (non-private)
         seq(&[&r_np, &hb, &id(n, |a| m(a) && !private(a))]),
-        // ([R]; ssw+; [R | W]) is empty: no ssw.
+        // ([R]; ssw+; [R | W])  -- RaR, WaR (any)
+        seq(&[&id(n, r), &ssw.closure(), &id(n, m)]),
         waw(&avsg, &hb_ssg_plain),
         raw(&avsg, &hb_ssg_plain, &vissg),
         waw(&avwg, &hb_swg_plain),

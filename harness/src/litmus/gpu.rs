@@ -69,6 +69,10 @@ pub struct GpuCode {
     pub places: Vec<[u32; 3]>,
     /// Each instruction's attributes, by (line, column).
     pub ops: HashMap<(u32, u32), GpuOp>,
+    /// Vulkan's `ssw a b` declarations (a second block after the init
+    /// block): thread `Pa` system-synchronizes-with `Pb`, as file-order
+    /// thread positions.
+    pub ssw: Vec<(usize, usize)>,
 }
 
 /// The alias map: virtual name → (physical location, the virtual address it denotes).
@@ -210,6 +214,21 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
         return Err(err(open, "unclosed init block (no `}`)"));
     }
     let (init, aliases) = init_block(&body, body_pos)?;
+    // Vulkan's optional `{ ssw 0 1; ... }` block (thread indices).
+    s.skip_ws();
+    let mut ssw_decls = Vec::new();
+    if s.peek() == Some(b'{') {
+        let open = s.pos();
+        s.bump();
+        let (body, body_pos) = s.until(b"}");
+        if s.bump().is_none() {
+            return Err(err(open, "unclosed `ssw` block (no `}`)"));
+        }
+        if dialect != Dialect::Vulkan {
+            return Err(err(open, "only Vulkan tests have an `ssw` block"));
+        }
+        ssw_decls = super::gpu_ssw::block(&body, body_pos)?;
+    }
     // The thread table: rows end with `;`, columns are separated by `|`;
     // it ends at the condition keyword or the end of the file.
     let mut rows: Vec<Vec<Cell>> = Vec::new();
@@ -346,6 +365,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             }
         }
     }
+    let ssw = super::gpu_ssw::resolve(&ssw_decls, &threads)?;
     Ok(Test {
         arch: match dialect {
             Dialect::Ptx => Arch::Ptx,
@@ -361,6 +381,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             code,
             places,
             ops,
+            ssw,
         })),
     })
 }

@@ -79,6 +79,11 @@ pub fn env_of(test: &Test) -> GpuEnv {
         for (t, p) in gpu.places.iter().enumerate() {
             env.places.insert(t as ThreadId + 1, *p);
         }
+        env.ssw = gpu
+            .ssw
+            .iter()
+            .map(|&(a, b)| (a as ThreadId + 1, b as ThreadId + 1))
+            .collect();
     }
     env
 }

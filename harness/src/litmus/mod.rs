@@ -42,6 +42,7 @@ pub(crate) mod gpu_cyclic;
 pub(crate) mod gpu_free;
 pub(crate) mod gpu_model;
 pub(crate) mod gpu_split;
+pub(crate) mod gpu_ssw;
 pub(crate) mod interp;
 pub(crate) mod lexer;
 pub(crate) mod limits;
