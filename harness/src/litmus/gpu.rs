@@ -14,6 +14,7 @@
 use super::ast::*;
 use super::parser::ParseError;
 use scopecheck_checker::model::gpu::GpuOp;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// The two GPU dialects.
@@ -312,6 +313,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
     }
     let mut code: Vec<Vec<Item>> = vec![Vec::new(); threads.len()];
     let mut ops = HashMap::new();
+    let used = RefCell::new(Vec::new());
     for row in &rows[1..] {
         if row.len() > threads.len() && row[threads.len()..].iter().any(|c| !c.text.is_empty()) {
             return Err(err(
@@ -326,12 +328,25 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             if cell.text.is_empty() {
                 continue;
             }
-            code[t].push(instruction(cell, dialect, &aliases, &mut ops)?);
+            code[t].push(instruction(cell, dialect, &aliases, &mut ops, &used)?);
+        }
+    }
+    // A location the init block does not declare starts at 0, as in herd
+    // and Dat3M (Khronos test4 stores to such a `d`).
+    let mut init = init;
+    for (name, pos) in used.into_inner() {
+        let declared = |i: &Init| matches!(&i.target, InitTarget::Loc(n) if *n == name);
+        if !name.starts_with(HIDDEN) && !init.iter().any(declared) {
+            init.push(Init {
+                target: InitTarget::Loc(name),
+                ty: None,
+                value: InitValue::Int(0),
+                pos,
+            });
         }
     }
     // A barrier whose id is a register stores it to a hidden location of
     // its own just before it (GpuKind::Barrier's `id: None`).
-    let mut init = init;
     for items in &code {
         for item in items {
             if let Item::Stmts(ss) = item {
@@ -617,6 +632,7 @@ fn instruction(
     dialect: Dialect,
     aliases: &Aliases,
     ops: &mut HashMap<(u32, u32), GpuOp>,
+    used: &RefCell<Vec<(String, Pos)>>,
 ) -> Result<Item, ParseError> {
     let text = cell.text.as_str();
     if let Some(l) = text.strip_suffix(':') {
@@ -650,6 +666,7 @@ fn instruction(
         mnemonic,
         args: &args,
         aliases,
+        used,
     };
     let (stmts, op) = match dialect {
         Dialect::Ptx => super::ptx::decode(&cx)?,
@@ -670,6 +687,9 @@ pub struct Decode<'a> {
     /// The operands.
     pub args: &'a [&'a str],
     aliases: &'a Aliases,
+    /// The locations the instructions access, with where (for the
+    /// implicit `x=0` of a location the init block does not declare).
+    used: &'a RefCell<Vec<(String, Pos)>>,
 }
 
 impl Decode<'_> {
@@ -702,6 +722,7 @@ impl Decode<'_> {
             .aliases
             .get(name)
             .map_or((name, name), |(p, v)| (p.as_str(), v.as_str()));
+        self.used.borrow_mut().push((phys.to_string(), self.cell.pos));
         Ok((self.expr(ExprKind::AddrOf(phys.to_string())), virt.to_string()))
     }
     /// A register operand.
