@@ -30,7 +30,7 @@
 //!    for judging races and for the SC results, and its assertion failures
 //!    are reported (section 3.4.3).
 //! 3. The program under the weak model ([`Check::weak_model`]) mapped onto a
-//!    DRFrlx system ([`scopecheck_instrument::rt::DrfrlxSystem`]):
+//!    DRFrlx system ([`RunConfig::drfrlx_system`]):
 //!    unpaired accesses as `SeqCst`, and every paired access between two
 //!    seq_cst fences, so that relaxed classes move across each other and
 //!    data but not across paired atomics: a final memory no SC execution of step 1 or 2 has is a non-SC outcome,
@@ -590,10 +590,10 @@ impl Check {
         }
 
         // 3. The weak model.
-        let system = rt::DrfrlxSystem::on();
         let mut weak_states: BTreeSet<State> = BTreeSet::new();
         let mut names: HashMap<Loc, String> = HashMap::new();
         let mut config = self.config(self.weak_model);
+        config.drfrlx_system = true;
         budget.apply(&mut config);
         let weak = rt::run_with(&config, &f, &mut |g: &ExecutionGraph, end| {
             if end == ExecutionEnd::Complete {
@@ -604,7 +604,6 @@ impl Check {
                 weak_states.insert(state);
             }
         });
-        drop(system);
         budget.charge(&weak);
         report.weak_executions = weak.stats.complete;
         let mut weak_cut = false;
