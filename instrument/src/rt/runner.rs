@@ -92,12 +92,13 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
 /// thread-local state when the run ends.
 struct Runner<'f> {
     f: &'f dyn Fn(),
-    pool: stacks::Pool,
+    // Dropped in this order: the coroutines left (abandoned, no user code
+    // runs), then the thread-local state, then the stack pool.
     threads: Threads,
+    _guard: StateGuard,
+    pool: stacks::Pool,
     run_id: u32,
     executions: u64,
-    // Dropped last: the coroutines (in `threads`) go first.
-    _guard: StateGuard,
 }
 
 impl<'f> Runner<'f> {
@@ -127,16 +128,16 @@ impl<'f> Runner<'f> {
         overflow::prepare_thread(config.stack_size);
         Runner {
             f,
-            pool,
             threads: Threads {
                 coroutines: Vec::new(),
                 guards: Vec::new(),
                 decision: None,
                 failed_midway: false,
             },
+            _guard: guard,
+            pool,
             run_id: epoch::new_run(),
             executions: 0,
-            _guard: guard,
         }
     }
 }
