@@ -33,6 +33,7 @@
 pub mod ast;
 pub(crate) mod cyclic;
 pub(crate) mod drfrlx;
+pub(crate) mod filter;
 // Public: the expected-results table (TSV) and its comparison with a run,
 // for the `scopecheck` command and the corpus tests.
 pub mod expect;
