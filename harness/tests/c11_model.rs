@@ -129,7 +129,7 @@ fn rust_load_buffering_under_c11_has_the_porf_acyclic_outcomes() {
     for strategy in [Strategy::Exhaustive, Strategy::Reference] {
         seen.lock().unwrap().clear();
         let mut b = Builder::new();
-        b.memory_model = MemoryModel::C11;
+        b.model = MemoryModel::C11;
         b.strategy = strategy.clone();
         let r = b.explore(|| {
             let (x, y) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
