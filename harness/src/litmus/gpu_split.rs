@@ -123,6 +123,12 @@ pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
 }
 
 impl Runs {
+    /// The graphs of every thread's distinct ways (each with the promising
+    /// thread's stores it ran with).
+    pub fn graphs(&self) -> impl Iterator<Item = &ExecutionGraph> + '_ {
+        self.per_thread.iter().flatten().map(|(g, _)| g)
+    }
+
     /// Calls `each` with every combination of one way per thread, as one
     /// graph (the promising thread dropped; reads still to be given their
     /// writes) and its final state, until `each` returns false. An error
