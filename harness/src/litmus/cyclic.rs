@@ -36,6 +36,7 @@ use super::ast::{Expr, ExprKind, Prop, Stmt, StmtKind, Test, Value};
 use super::gpu_cyclic::GpuJudge;
 use super::gpu_model::{self, GpuModel};
 use super::interp::{FinalState, Program};
+use super::unsequenced::Operands;
 use scopecheck_checker::clock::Clock;
 use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
 use scopecheck_checker::explore::reference::canonical_key;
@@ -295,6 +296,10 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
     let deadline = config.max_duration.map(|d| Instant::now() + d);
     let threads = prog.test.threads.len() as ThreadId;
     let ghost_thread = threads + 1;
+    let operands = match prog.test.gpu {
+        None => Operands::of(prog.test),
+        Some(_) => Operands::default(),
+    };
     let mut domain: Vec<(u32, u32, BTreeSet<u64>)> = Vec::new();
     for (k, (_, n)) in prog.layout.names.iter().enumerate() {
         for e in 0..*n {
@@ -352,22 +357,30 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         let mut incomplete = None;
         // Validates one set of events; false once the enumeration must stop.
         let mut each = |base: &ExecutionGraph, state: &FinalState| -> bool {
-            validate(prog, base, state, model, &mut tally, &mut |g2, state, is_cyclic| {
-                if !seen.insert(canonical_key(g2)) {
-                    return;
-                }
-                for (i, (b, e, _)) in domain.iter().enumerate() {
-                    let loc = loc_of(prog, g2, *b, *e);
-                    if let Some(loc) = loc {
-                        for &w in &g2.loc(loc).expect("loc").mo {
-                            written[i].insert(g2.write_value(loc, w));
+            validate(
+                prog,
+                &operands,
+                base,
+                state,
+                model,
+                &mut tally,
+                &mut |g2, state, is_cyclic| {
+                    if !seen.insert(canonical_key(g2)) {
+                        return;
+                    }
+                    for (i, (b, e, _)) in domain.iter().enumerate() {
+                        let loc = loc_of(prog, g2, *b, *e);
+                        if let Some(loc) = loc {
+                            for &w in &g2.loc(loc).expect("loc").mo {
+                                written[i].insert(g2.write_value(loc, w));
+                            }
                         }
                     }
-                }
-                cyclic += is_cyclic as u64;
-                states.push(state);
-                graphs.push(g2.clone());
-            })
+                    cyclic += is_cyclic as u64;
+                    states.push(state);
+                    graphs.push(g2.clone());
+                },
+            )
             .unwrap_or_else(|why| incomplete = Some(why));
             if let Some(max) = config.max_executions.filter(|&m| states.len() as u64 >= m) {
                 incomplete = Some(format!("stopped after {max} executions (--max-executions)"));
@@ -446,15 +459,16 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         found.rejected = tally.rejected;
         // Judge again for races and divergence.
         for g2 in &found.graphs {
+            let unsequenced = operands.pairs(g2, threads);
             match model {
                 CyclicModel::C11 => {
-                    let r = c11::races(g2);
+                    let r = c11::races_unsequenced(g2, &unsequenced);
                     if !r.is_empty() {
                         found.races.push((g2.clone(), r));
                     }
                 }
                 CyclicModel::OpenCl(env) => {
-                    if let Ok(j) = opencl::check(g2, env) {
+                    if let Ok(j) = opencl::check_unsequenced(g2, env, &unsequenced) {
                         if !j.races.is_empty() {
                             found.races.push((g2.clone(), j.races));
                         }
@@ -568,8 +582,10 @@ fn without_ghost(g: &ExecutionGraph, ghost: ThreadId) -> Option<ExecutionGraph> 
 /// `base` a write of the value it took and each location an order of its
 /// writes. An error says why it stopped early (the budget of graphs ran
 /// out, or the deadline passed).
+#[allow(clippy::too_many_arguments)]
 fn validate(
     prog: &Program,
+    operands: &Operands,
     base: &ExecutionGraph,
     state: &FinalState,
     model: CyclicModel,
@@ -601,6 +617,8 @@ fn validate(
         CyclicModel::Gpu(m, env) => Some(GpuJudge::new(m, env, prog.test, base)?),
         _ => None,
     };
+    // The operands of one C operator are not sequenced (unsequenced.rs).
+    let unsequenced = operands.pairs(base, prog.test.threads.len() as ThreadId);
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
     let mut g = base.clone();
     let mut rf_pick = vec![0usize; reads.len()];
@@ -635,8 +653,8 @@ fn validate(
                 }
             }
             let ok = match model {
-                CyclicModel::C11 => c11::check(&g, c11::Judge::Complete).is_ok(),
-                CyclicModel::OpenCl(env) => opencl::check(&g, env).is_ok(),
+                CyclicModel::C11 => c11::check_unsequenced(&g, c11::Judge::Complete, &unsequenced).is_ok(),
+                CyclicModel::OpenCl(env) => opencl::check_unsequenced(&g, env, &unsequenced).is_ok(),
                 CyclicModel::Gpu(..) => gpu.as_ref().is_some_and(|j| j.judge(&g).is_ok()),
             };
             if ok {
