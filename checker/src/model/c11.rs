@@ -308,8 +308,9 @@ pub fn races_unsequenced(g: &ExecutionGraph, unsequenced: &HashSet<(EventId, Eve
             let Some((lc, wc, ac)) = access(c) else { continue };
             let conflict = la == lc && (wa || wc);
             let unseq = unsequenced.contains(&(b.ids[a], b.ids[c])) || unsequenced.contains(&(b.ids[c], b.ids[a]));
-            let racy = conflict
-                && (unseq || (!(aa && ac) && b.ids[a].thread != b.ids[c].thread && !m.hb.has(a, c) && !m.hb.has(c, a)));
+            let plain = !aa || !ac;
+            let data = plain && b.ids[a].thread != b.ids[c].thread && !m.hb.has(a, c) && !m.hb.has(c, a);
+            let racy = conflict && (unseq || data);
             if racy {
                 out.push((b.ids[a], b.ids[c]));
             }
