@@ -343,7 +343,8 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
 /// Returns the inits and the alias map (virtual name → physical name).
 fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
     let mut inits = Vec::new();
-    let mut aliases = HashMap::new();
+    // Alias name → (its target, whether it is a generic alias, where).
+    let mut declared: HashMap<String, (String, bool, Pos)> = HashMap::new();
     let mut off = 0;
     // Entries end at `;` or at a line break (the last one may lack its `;`).
     for raw in body.split([';', '\n']) {
@@ -367,14 +368,14 @@ fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
             let words: Vec<&str> = right.split_whitespace().collect();
             match words.as_slice() {
                 [proxy, "aliases", target] => {
-                    // A proxy (constant, surface, texture) alias names the same
-                    // generic address (vloc); a generic alias is another one.
-                    let virt = if proxy.eq_ignore_ascii_case("generic") {
-                        left.trim()
-                    } else {
-                        target
-                    };
-                    aliases.insert(left.trim().to_string(), (target.to_string(), virt.to_string()));
+                    let name = left.trim().to_string();
+                    let generic = proxy.eq_ignore_ascii_case("generic");
+                    if declared
+                        .insert(name.clone(), (target.to_string(), generic, cell.pos))
+                        .is_some()
+                    {
+                        return Err(err(cell.pos, format!("`{name}` is declared as an alias twice")));
+                    }
                 }
                 _ => return Err(err(cell.pos, "expected `NAME @ PROXY aliases LOCATION`")),
             }
@@ -413,7 +414,50 @@ fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
             pos: cell.pos,
         });
     }
-    Ok((inits, aliases))
+    Ok((inits, resolve_aliases(&declared)?))
+}
+
+/// The alias map of the declared aliases. A proxy (constant, surface,
+/// texture) alias names the virtual address of its target; a generic alias
+/// is a virtual address of its own. An alias may name another alias
+/// (`y @ generic aliases x; t @ texture aliases y;`: `t` is the texture
+/// view of virtual address `y` of location `x`), in either order of
+/// declaration; a cycle of aliases names no location and is an error.
+fn resolve_aliases(declared: &HashMap<String, (String, bool, Pos)>) -> Result<Aliases, ParseError> {
+    let mut aliases = Aliases::new();
+    // In name order, so that a cycle is always reported the same way.
+    let mut names: Vec<&String> = declared.keys().collect();
+    names.sort();
+    for name in names {
+        let (_, generic, pos) = declared[name];
+        // Follow the chain to the location (a name that is not an alias).
+        let mut seen = vec![name.as_str()];
+        let mut at = name.as_str();
+        while let Some((target, _, _)) = declared.get(at) {
+            if seen.contains(&target.as_str()) {
+                return Err(err(
+                    pos,
+                    format!("the aliases {} form a cycle: they name no location", seen.join(", ")),
+                ));
+            }
+            seen.push(target);
+            at = target;
+        }
+        let target = &declared[name].0;
+        let virt = if generic {
+            name.clone()
+        } else {
+            // The target's virtual address: its own name if it is a generic
+            // alias or a location, else the one its proxy alias names.
+            let mut v = target.as_str();
+            while let Some((t, false, _)) = declared.get(v) {
+                v = t;
+            }
+            v.to_string()
+        };
+        aliases.insert(name.clone(), (at.to_string(), virt));
+    }
+    Ok(aliases)
 }
 
 fn is_name(s: &str) -> bool {
