@@ -220,6 +220,7 @@ impl Builder {
             max_branches: bound(self.max_branches).map(|b| b as u64),
             max_threads: bound(self.max_threads),
             preemption_bound: self.preemption_bound.map(|b| u32::try_from(b).unwrap_or(u32::MAX)),
+            porf_cycles: true,
         }
     }
 

@@ -16,7 +16,14 @@ impl Engine {
     /// its first racing pair (under `Limits::record_races` it completes,
     /// counted racy, each new pair of source lines kept). Anything but a
     /// complete execution is returned as it is.
+    ///
+    /// An execution whose graph holds promises (po ∪ rf cycles under
+    /// `c11`) is judged with them kept, and may turn from failed to blocked
+    /// (a promise was broken): its failure is then not the program's.
     pub fn judge_complete(&mut self, end: ExecutionEnd) -> (ExecutionEnd, Option<Failure>) {
+        if !self.graph.promises().is_empty() {
+            return (self.judge_promised(end), None);
+        }
         if end != ExecutionEnd::Complete {
             return (end, None);
         }

@@ -411,6 +411,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         max_duration: opts.max_duration,
         record_races: true,
         max_steps: defaults.max_steps.saturating_add(setup_steps),
+        porf_cycles: opts.porf_cycles,
         ..defaults
     };
     // Models that allow cycles in po ∪ rf get them from the enumerator in

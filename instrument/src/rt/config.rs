@@ -91,6 +91,11 @@ pub struct RunConfig {
     /// at most this many preemptions reaches is explored (the exhaustive
     /// explorer explores some with more too). `None`: no bound.
     pub preemption_bound: Option<u32>,
+    /// Under `c11` (a model without acyclic(po ∪ rf)), whether the
+    /// exhaustive explorer also builds executions with a cycle in po ∪ rf
+    /// (default; docs/c11-model.md section 4). `false` keeps to the
+    /// po ∪ rf-acyclic ones (the litmus front end's cross-checks).
+    pub porf_cycles: bool,
 }
 
 impl Default for RunConfig {
@@ -111,6 +116,7 @@ impl Default for RunConfig {
             max_branches: None,
             max_threads: None,
             preemption_bound: None,
+            porf_cycles: true,
         }
     }
 }

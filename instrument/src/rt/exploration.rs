@@ -106,6 +106,7 @@ pub(super) fn run_strategy(
             record_races: config.record_races,
             deadline,
             max_branches: config.max_branches,
+            porf_cycles: config.porf_cycles,
         },
     );
     let mut engine = engine;
@@ -176,7 +177,9 @@ pub(super) fn run_strategy(
             // callback and the outcome histogram see the execution: one the
             // model rejects did not happen (blocked).
             let (end, judged) = s.engine.judge_complete(end);
-            let failure = failure.or(judged);
+            // (A failure of an execution the verdict turned to blocked, one
+            // whose promised read was not kept, did not happen.)
+            let failure = failure.filter(|_| end != ExecutionEnd::Blocked).or(judged);
             let owned = s.engine.owns_execution();
             if owned {
                 on_end(&s.engine.graph, end);
