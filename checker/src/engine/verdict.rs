@@ -56,6 +56,18 @@ impl Engine {
         (end, None)
     }
 
+    /// Whether the model keeps the current execution, asked by a program
+    /// that is about to finish it (the litmus front end, before it records
+    /// the final state): its complete-graph axioms hold (`c11`), and, with
+    /// promised reads, they were kept (`promised.rs`). The verdict is the
+    /// one [`Engine::judge_complete`] then gives.
+    pub fn complete_execution_kept(&mut self) -> bool {
+        if !self.graph.promises().is_empty() {
+            return self.judge_promised(ExecutionEnd::Complete) == ExecutionEnd::Complete;
+        }
+        self.model.check_complete(&self.graph).is_ok()
+    }
+
     /// The report of a pair in Vulkan's `dr`: a heterogeneous race when
     /// both are atomics (their scopes do not include each other's thread),
     /// else a data race.
