@@ -20,16 +20,14 @@
 //!   event to its join;
 //! * `rf` edges (red) from each read's write, `mo` edges (blue) between
 //!   immediate mo successors of each location, the initial write first;
-//! * `sw` edges (dashed green) between threads, derived from po, rf and mo
-//!   per RC11 with C++20 release sequences (`[rel] ; ([F] ; po)? ; rs ; rf ;
-//!   [R] ; (po ; [F])? ; [acq]`). Only one representative edge is drawn per
-//!   release-sequence head and read: from the head if it is a release write,
-//!   else from the last release fence before it; to the read if it is an
-//!   acquire read, else to the first acquire fence after it. Edges implied by
-//!   po are left out (other release fences before the head, other acquire
-//!   fences after the read, and sw within one thread). The orders are taken
-//!   as written: the `sc` model's "every atomic access synchronizes" is not
-//!   drawn.
+//! * `sw` edges (dashed green) between threads, as the caller's model
+//!   defines them ([`crate::model::MemoryModel::sync_edges`], or the
+//!   `opencl` check's): the picture never derives synchronization itself, so
+//!   it shows exactly the edges the model judged the graph with. Edges
+//!   implied by po ; sw ; po are left out (a release fence before a release
+//!   write that synchronizes with the same read, an acquire fence after an
+//!   acquire read), and so is sw within one thread. A model whose
+//!   synchronization is not one sw relation (`None`) gets a comment instead.
 //!
 //! The output depends only on the graph and the style: threads, events and
 //! locations are visited in sorted order.
@@ -100,60 +98,33 @@ fn present(g: &ExecutionGraph, e: EventId) -> bool {
     !e.is_init() && g.contains(e)
 }
 
-/// The representative sw edges into read `r` (see the module documentation),
-/// as (source, target) events.
-fn sw_edges(g: &ExecutionGraph, r: EventId, read: &ReadEvent) -> Vec<(EventId, EventId)> {
-    if !read.order.is_atomic() || read.rf.is_init() || !present(g, read.rf) {
-        return Vec::new();
-    }
-    let events = g.thread_events(r.thread);
-    let target = if read.order.is_acquire() {
-        Some(r)
-    } else {
-        events[r.index as usize + 1..]
-            .iter()
-            .position(|e| matches!(e.kind, EventKind::Fence { order } if order.is_acquire()))
-            .map(|k| EventId::new(r.thread, r.index + 1 + k as u32))
+/// The sw edges worth drawing: those between threads whose source is the
+/// po-latest and target the po-earliest of the edges linking the same two
+/// threads around them. An edge (a, b) is left out when another (a2, b2) has
+/// a2 po-after-or-at a and b2 po-before-or-at b: po ; sw ; po implies it.
+fn representative(g: &ExecutionGraph, sw: &[(EventId, EventId)]) -> BTreeSet<(EventId, EventId)> {
+    let between: Vec<(EventId, EventId)> = sw
+        .iter()
+        .copied()
+        .filter(|&(a, b)| present(g, a) && present(g, b) && a.thread != b.thread)
+        .collect();
+    let implied_by = |(a, b): (EventId, EventId), (a2, b2): (EventId, EventId)| {
+        (a, b) != (a2, b2)
+            && a2.thread == a.thread
+            && b2.thread == b.thread
+            && a2.index >= a.index
+            && b2.index <= b.index
     };
-    let Some(target) = target else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    // Walk the release sequence back: w, the write its RMW read part read, ...
-    let mut head = read.rf;
-    let mut seen = BTreeSet::new();
-    while present(g, head) && seen.insert(head) {
-        let Some(w) = g.event(head).as_write() else { break };
-        if !w.order.is_atomic() {
-            break;
-        }
-        let source = if w.order.is_release() {
-            Some(head)
-        } else {
-            g.thread_events(head.thread)[..head.index as usize]
-                .iter()
-                .rposition(|e| matches!(e.kind, EventKind::Fence { order } if order.is_release()))
-                .map(|k| EventId::new(head.thread, k as u32))
-        };
-        if let Some(s) = source {
-            if s.thread != target.thread {
-                out.push((s, target));
-            }
-        }
-        if !w.rmw || head.index == 0 {
-            break;
-        }
-        match g.event(EventId::new(head.thread, head.index - 1)).as_read() {
-            Some(rd) => head = rd.rf,
-            None => break,
-        }
-    }
-    out
+    between
+        .iter()
+        .copied()
+        .filter(|&e| !between.iter().any(|&o| implied_by(e, o)))
+        .collect()
 }
 
 /// Renders `graph` as a Graphviz DOT digraph (see the module documentation
 /// for what is drawn). The same graph and style always give the same text.
-pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
+pub fn render(graph: &ExecutionGraph, sw: Option<&[(EventId, EventId)]>, style: &DotStyle) -> String {
     let loc_name = |l: Loc| escape(&(style.loc_name)(l).unwrap_or_else(|| l.to_string()));
     let thread_name = |t: ThreadId| escape(&(style.thread_name)(t).unwrap_or_else(|| format!("thread {t}")));
     let threads: Vec<ThreadId> = (0..graph.num_threads() as ThreadId)
@@ -266,7 +237,6 @@ pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
     }
 
     let mut rf = Vec::new();
-    let mut sw = BTreeSet::new();
     let mut spawn_join = Vec::new();
     for (id, e) in graph.events() {
         match &e.kind {
@@ -284,13 +254,8 @@ pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
                     spawn_join.push((last, node_id(graph, id, Loc(0))));
                 }
             }
-            EventKind::Read(r) => {
-                if r.rf.is_init() || present(graph, r.rf) {
-                    rf.push((node_id(graph, r.rf, r.loc), node_id(graph, id, r.loc)));
-                }
-                for (s, d) in sw_edges(graph, id, r) {
-                    sw.insert((node_id(graph, s, r.loc), node_id(graph, d, r.loc)));
-                }
+            EventKind::Read(r) if r.rf.is_init() || present(graph, r.rf) => {
+                rf.push((node_id(graph, r.rf, r.loc), node_id(graph, id, r.loc)));
             }
             _ => {}
         }
@@ -318,6 +283,17 @@ pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
             prev = next;
         }
     }
+    let Some(sw) = sw else {
+        out.push_str("  // sw: this model's synchronization is not drawn\n}\n");
+        return out;
+    };
+    // Node ids: an RMW's write part is drawn in its read part's node (the
+    // location only names initial writes, which have no sw edges here).
+    let sw: BTreeSet<(String, String)> = representative(graph, sw)
+        .into_iter()
+        .map(|(a, b)| (node_id(graph, a, Loc(0)), node_id(graph, b, Loc(0))))
+        .filter(|(a, b)| a != b)
+        .collect();
     for (a, b) in sw {
         let _ = writeln!(
             out,
@@ -331,6 +307,7 @@ pub fn render(graph: &ExecutionGraph, style: &DotStyle) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MemoryModel;
 
     /// Builds graphs the way the engine does: views first, then the event,
     /// then its place in mo.
@@ -437,8 +414,13 @@ mod tests {
     }
 
     fn draw(g: &ExecutionGraph, title: &str) -> String {
+        draw_under(g, title, MemoryModel::Cpp20)
+    }
+
+    fn draw_under(g: &ExecutionGraph, title: &str, model: MemoryModel) -> String {
         render(
             g,
+            model.sync_edges(g).as_deref(),
             &DotStyle {
                 title,
                 loc_name: &names,
@@ -578,6 +560,52 @@ mod tests {
         assert!(s.contains("  e_2_1 -> e_3_1 [label=\"rf\""), "{s}");
     }
 
+    /// P0: W rel x=1; W rlx x=2. P1: R acq x reads the second write.
+    fn same_thread_release_sequence() -> ExecutionGraph {
+        let mut b = Builder::new();
+        let x = b.alloc(0, 0, 0);
+        let p0 = b.spawn(0);
+        let p1 = b.spawn(0);
+        b.write(p0, x, Order::Release, 1);
+        let w2 = b.write(p0, x, Order::Relaxed, 2);
+        b.read(p1, x, Order::Acquire, w2);
+        b.g
+    }
+
+    #[test]
+    fn dot_sw_edges_are_the_models() {
+        let g = same_thread_release_sequence();
+        // rc11 (C11's release sequences): the release write heads a sequence
+        // holding the same thread's later write, so it synchronizes.
+        let rc11 = draw_under(&g, "", MemoryModel::Rc11);
+        assert!(rc11.contains("  e_1_1 -> e_2_1 [label=\"sw\""), "{rc11}");
+        assert_eq!(rc11.matches("label=\"sw\"").count(), 1, "{rc11}");
+        // cpp20 (only RMW chains continue a sequence): no sw.
+        let cpp20 = draw_under(&g, "", MemoryModel::Cpp20);
+        assert_eq!(cpp20.matches("label=\"sw\"").count(), 0, "{cpp20}");
+        // c11 keeps the same-thread clause: sw, as under rc11.
+        let c11 = draw_under(&g, "", MemoryModel::C11);
+        assert_eq!(c11.matches("label=\"sw\"").count(), 1, "{c11}");
+        // sc: every atomic access synchronizes, relaxed message passing too.
+        let mut b = Builder::new();
+        let x = b.alloc(0, 0, 0);
+        let p0 = b.spawn(0);
+        let p1 = b.spawn(0);
+        let w = b.write(p0, x, Order::Relaxed, 1);
+        b.read(p1, x, Order::Relaxed, w);
+        let sc = draw_under(&b.g, "", MemoryModel::Sc);
+        assert!(sc.contains("  e_1_1 -> e_2_1 [label=\"sw\""), "{sc}");
+        let rlx = draw_under(&b.g, "", MemoryModel::Cpp20);
+        assert_eq!(rlx.matches("label=\"sw\"").count(), 0, "{rlx}");
+        // A model without one sw relation says so instead of drawing none.
+        let porf = draw_under(&b.g, "", MemoryModel::Porf);
+        assert!(
+            porf.contains("// sw: this model's synchronization is not drawn"),
+            "{porf}"
+        );
+        assert!(balanced(&porf), "{porf}");
+    }
+
     #[test]
     fn dot_escapes_and_defaults() {
         let mut b = Builder::new();
@@ -587,6 +615,7 @@ mod tests {
         let none = |_: ThreadId| None;
         let s = render(
             &b.g,
+            Some(&[]),
             &DotStyle {
                 title: "say \"hi\"\nnow",
                 loc_name: &quote,
@@ -600,6 +629,7 @@ mod tests {
         // Default location names.
         let s = render(
             &b.g,
+            Some(&[]),
             &DotStyle {
                 title: "",
                 loc_name: &|_| None,

@@ -422,3 +422,65 @@ fn mixed_declarations_in_json() {
     .map(|(n, m, v, r, k)| (n.to_string(), m.to_string(), v.to_string(), r, k));
     assert_eq!(got, want);
 }
+
+/// A release write followed by a relaxed write of the same thread to the
+/// same location, read by an acquire load: C11's release sequences (`rc11`)
+/// hold the second write, C++20's (`cpp20`) do not.
+const RS: &str = "C RS\n{ x = 0; y = 0; }\n\
+P0 (atomic_int* x, atomic_int* y) {\n  atomic_store_explicit(y, 1, memory_order_relaxed);\n  atomic_store_explicit(x, 1, memory_order_release);\n  atomic_store_explicit(x, 2, memory_order_relaxed);\n}\n\
+P1 (atomic_int* x, atomic_int* y) {\n  int r0 = atomic_load_explicit(x, memory_order_acquire);\n  int r1 = atomic_load_explicit(y, memory_order_relaxed);\n}\n\
+exists (1:r0=2 /\\ 1:r1=1)\n";
+
+const OPENCL_MP: &str = "OpenCL MP\n{ [x] = 0; [y] = 0; }\n\
+P0@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {\n  atomic_store_explicit(x, 1, memory_order_relaxed);\n  atomic_store_explicit(y, 1, memory_order_release);\n}\n\
+P1@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {\n  int r0 = atomic_load_explicit(y, memory_order_acquire);\n  int r1 = atomic_load_explicit(x, memory_order_relaxed);\n}\n\
+exists (1:r0=1 /\\ 1:r1=1)\n";
+
+const PTX_MP: &str = "PTX MP\n{\nx=0;\ny=0;\n}\n\
+P0@cta 0,gpu 0          | P1@cta 0,gpu 0          ;\n\
+st.relaxed.gpu x, 1     | ld.acquire.gpu r0, y    ;\n\
+st.release.gpu y, 1     | ld.relaxed.gpu r1, x    ;\n\
+exists (P1:r0 == 1 /\\ P1:r1 == 1)\n";
+
+/// The sw edges of a picture are the model's own (and herd's `OpenCL` header
+/// is read like Dat3M's `OPENCL`): `rc11` and `cpp20` differ
+/// on the same graph, `opencl` draws its release/acquire edge, and a
+/// hardware model says its synchronization is not drawn.
+#[test]
+fn dot_draws_the_models_sw_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, src) in [("rs", RS), ("mp", OPENCL_MP), ("ptxmp", PTX_MP)] {
+        std::fs::write(dir.path().join(format!("{name}.litmus")), src).unwrap();
+    }
+    let dots = dir.path().join("dots");
+    let run = |file: &str, model: &str| {
+        let out = scopecheck(&[
+            "litmus",
+            "--model",
+            model,
+            "--dot",
+            dots.to_str().unwrap(),
+            dir.path().join(file).to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    };
+    let sw = |g: &str| g.matches("label=\"sw\"").count();
+    run("rs.litmus", "rc11,cpp20");
+    let rc11 = std::fs::read_to_string(dots.join("rs.rc11.dot")).expect("rc11 witness");
+    let cpp20 = std::fs::read_to_string(dots.join("rs.cpp20.dot")).expect("cpp20 witness");
+    assert!(
+        rc11.contains("1:r0=2; 1:r1=1;") && cpp20.contains("1:r0=2; 1:r1=1;"),
+        "{rc11}\n{cpp20}"
+    );
+    assert_eq!((sw(&rc11), sw(&cpp20)), (1, 0), "{rc11}\n{cpp20}");
+    run("mp.litmus", "opencl");
+    let ocl = std::fs::read_to_string(dots.join("mp.opencl.dot")).expect("opencl witness");
+    assert_eq!(sw(&ocl), 1, "{ocl}");
+    run("ptxmp.litmus", "ptx7.5");
+    let ptx = std::fs::read_to_string(dots.join("ptxmp.ptx7.5.dot")).expect("ptx witness");
+    assert_eq!(sw(&ptx), 0, "{ptx}");
+    assert!(
+        ptx.contains("// sw: this model's synchronization is not drawn"),
+        "{ptx}"
+    );
+}

@@ -1583,5 +1583,7 @@ fn fuzz_never_panics_and_errors_are_located() {
         }
     }
     // Seeded: the exact tallies are fixed. The mutations are mostly fatal, but not always.
-    assert_eq!((truncations, ok, err), (17348, 206, 1794));
+    // (207: one mutation changes a header's case, which parses since
+    // headers are read in any case.)
+    assert_eq!((truncations, ok, err), (17348, 207, 1793));
 }

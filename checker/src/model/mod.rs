@@ -14,6 +14,7 @@ pub mod psc;
 pub mod ptx;
 pub mod relations;
 pub mod sc;
+pub mod sync_edges;
 pub mod vulkan;
 
 use crate::event::*;

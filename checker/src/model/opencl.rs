@@ -89,6 +89,9 @@ pub struct Judgement {
     pub races: Vec<(EventId, EventId)>,
     /// Barrier instances some thread of the work-group never reaches.
     pub divergence: Vec<Divergence>,
+    /// Synchronizes-with: the release/acquire and barrier edges of global
+    /// and local memory (`gsw ∪ lsw`), by event (for pictures).
+    pub sw: Vec<(EventId, EventId)>,
 }
 
 /// A barrier instance reached by one thread of a work-group and never by another.
@@ -501,6 +504,12 @@ pub fn check(g: &ExecutionGraph, env: &OpenClEnv) -> Result<Judgement, OpenClAxi
     }
     // Races: conflicting, different threads, unordered by hb, not inclusive.
     let mut out = Judgement::default();
+    let mut sw = ra_g;
+    sw.union_with(&ra_l);
+    sw.union_with(&bar_sw(true));
+    sw.union_with(&bar_sw(false));
+    let ids: Vec<EventId> = nodes.iter().map(|x| x.id).collect();
+    out.sw = super::sync_edges::edges_of(&sw, &ids);
     for a in 0..n {
         for b in a + 1..n {
             let (x, y) = (&nodes[a], &nodes[b]);

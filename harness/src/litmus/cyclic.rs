@@ -755,6 +755,8 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
         no_answer,
         witness,
         witness_state,
+        // Filled in by the caller, which knows the model's env.
+        witness_sw: None,
         elapsed: start.elapsed(),
         notes,
         warnings: super::warnings::of(test),

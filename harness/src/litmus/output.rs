@@ -264,6 +264,7 @@ pub fn witness_dot(r: &TestResult) -> Option<String> {
     let thread_name = |t: ThreadId| -> Option<String> { Some(r.thread_name(t)) };
     Some(dot::render(
         g,
+        r.witness_sw.as_deref(),
         &DotStyle {
             title: &title,
             loc_name: &loc_name,

@@ -529,8 +529,10 @@ impl Parser {
     fn test(mut self) -> PResult<Test> {
         let head = self.peek().clone();
         let arch = match &head.kind {
-            T::Ident(s) if s == "C" => Arch::C,
-            T::Ident(s) if s == "OPENCL" => Arch::OpenCl,
+            // Any case, as for `PTX` and `VULKAN`: Dat3M writes `OPENCL`,
+            // herd's OpenCL tests `OpenCL`.
+            T::Ident(s) if s.eq_ignore_ascii_case("C") => Arch::C,
+            T::Ident(s) if s.eq_ignore_ascii_case("OPENCL") => Arch::OpenCl,
             _ => return Err(Self::error_at(&head, "a header `C <name>` or `OPENCL <name>`")),
         };
         self.bump();

@@ -230,6 +230,10 @@ pub struct TestResult {
     pub witness: Option<ExecutionGraph>,
     /// The final state of the witness.
     pub witness_state: Option<FinalState>,
+    /// The witness's synchronizes-with edges under the model, for its
+    /// picture; `None` when the model's synchronization is not one sw
+    /// relation (`ptx`, `vulkan`): the picture then says it is not drawn.
+    pub witness_sw: Option<Vec<(EventId, EventId)>>,
     /// Wall time of the exploration.
     pub elapsed: Duration,
     /// Things the reader should know (scopes ignored by the model, ...).
@@ -440,7 +444,12 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             notes,
             want_witness: opts.witness,
         };
-        return Ok(super::cyclic::result(&mut prog, cm, &config, setup));
+        let mut r = super::cyclic::result(&mut prog, cm, &config, setup);
+        r.witness_sw = r
+            .witness
+            .as_ref()
+            .and_then(|g| witness_sync(engine_model, env.as_ref(), g));
+        return Ok(r);
     }
     struct Seen {
         states: BTreeMap<FinalState, u64>,
@@ -497,7 +506,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
                 Judge::Gpu(m, env) => gpu_model::judge(*m, env, &g)
                     .map(|races| scopecheck_checker::model::opencl::Judgement {
                         races,
-                        divergence: Vec::new(),
+                        ..Default::default()
                     })
                     .map_err(drop),
             };
@@ -639,6 +648,9 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             _ => None,
         },
         no_answer,
+        witness_sw: witness
+            .as_ref()
+            .and_then(|g| witness_sync(engine_model, env.as_ref(), g)),
         witness,
         witness_state,
         elapsed: r.elapsed,
@@ -757,6 +769,16 @@ pub(super) fn race_failure_under(g: &ExecutionGraph, a: EventId, b: EventId, mod
 enum Judge {
     OpenCl(scopecheck_checker::model::opencl::OpenClEnv),
     Gpu(GpuModel, scopecheck_checker::model::gpu::GpuEnv),
+}
+
+/// The sw edges of a witness under the model that judged it (the engine
+/// model's own, or the `opencl` check's); `None` for the hardware models.
+fn witness_sync(engine_model: MemoryModel, env: Option<&Judge>, g: &ExecutionGraph) -> Option<Vec<(EventId, EventId)>> {
+    match env {
+        None => engine_model.sync_edges(g),
+        Some(Judge::OpenCl(env)) => opencl_check(g, env).ok().map(|j| j.sw),
+        Some(Judge::Gpu(..)) => None,
+    }
 }
 
 /// Which command a test is checked for: what an unsupported construct's
