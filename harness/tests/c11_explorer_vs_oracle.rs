@@ -46,10 +46,18 @@ fn the_explorer_agrees_with_the_cyclic_enumeration_on_the_c11_corpus() {
     let mut cyclic = 0;
     let mut differ = Vec::new();
     for f in &files {
-        let (e, o) = (check_file(f, &opts(true)).unwrap(), check_file(f, &opts(false)).unwrap());
+        let (e, o) = (
+            check_file(f, &opts(true)).unwrap(),
+            check_file(f, &opts(false)).unwrap(),
+        );
         assert!(e.failures.is_empty(), "{}: {:?}", f.display(), e.failures);
         if verdict(&e) != verdict(&o) {
-            differ.push(format!("{}: explorer {:?}\noracle {:?}", f.display(), verdict(&e), verdict(&o)));
+            differ.push(format!(
+                "{}: explorer {:?}\noracle {:?}",
+                f.display(),
+                verdict(&e),
+                verdict(&o)
+            ));
         }
         let acyclic = Options {
             porf_cycles: false,
@@ -77,14 +85,26 @@ fn the_explorer_agrees_with_the_cyclic_enumeration_on_load_buffering_shapes() {
     let rd = |r: &str, l: &str| format!("  int {r} = atomic_load_explicit({l}, memory_order_relaxed);");
     let st = |l: &str, v: &str| format!("  atomic_store_explicit({l}, {v}, memory_order_relaxed);");
     let tests = [
-        lb(&(rd("r0", "x") + &st("y", "1")), &(rd("r1", "y") + &st("x", "1")), "0:r0=1 /\\ 1:r1=1"),
-        lb(&(rd("r0", "x") + &st("y", "r0")), &(rd("r1", "y") + &st("x", "1")), "0:r0=1 /\\ 1:r1=1"),
+        lb(
+            &(rd("r0", "x") + &st("y", "1")),
+            &(rd("r1", "y") + &st("x", "1")),
+            "0:r0=1 /\\ 1:r1=1",
+        ),
+        lb(
+            &(rd("r0", "x") + &st("y", "r0")),
+            &(rd("r1", "y") + &st("x", "1")),
+            "0:r0=1 /\\ 1:r1=1",
+        ),
         lb(
             &(rd("r0", "x") + &st("y", "1")),
             &(rd("r1", "y") + "  if (r1 == 1) {" + &st("x", "1") + " }"),
             "0:r0=1 /\\ 1:r1=1",
         ),
-        lb(&(rd("r0", "x") + &st("y", "r0")), &(rd("r1", "y") + &st("x", "r1")), "0:r0=0"),
+        lb(
+            &(rd("r0", "x") + &st("y", "r0")),
+            &(rd("r1", "y") + &st("x", "r1")),
+            "0:r0=0",
+        ),
         lb(
             &(rd("r0", "x") + &st("y", "1") + &st("y", "2")),
             &(rd("r1", "y") + &st("x", "r1")),
