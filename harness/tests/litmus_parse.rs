@@ -366,6 +366,7 @@ fn sb_tree() {
             ),
             pos: p(11, 1),
             vars: vec![(reg(0, "r0"), p(11, 9)), (reg(1, "r0"), p(11, 19))],
+            filter: None,
         }),
         gpu: None,
     };
@@ -517,6 +518,7 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                 (loc("x", 0), p(13, 23)),
                 (loc("y", 0), p(13, 32)),
             ],
+            filter: None,
         }),
         gpu: None,
     };
@@ -593,6 +595,7 @@ forall (0:r1 = 1 /\\ P0:r2 != 1)
             ),
             pos: p(8, 1),
             vars: vec![(reg(0, "r1"), p(8, 9)), (reg(0, "r2"), p(8, 21))],
+            filter: None,
         })
     );
 }

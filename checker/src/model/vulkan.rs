@@ -12,8 +12,9 @@
 use super::gpu::alg::*;
 use super::gpu::{GpuEnv, GpuKind, Node, NodeKind, Nodes};
 use super::relations::Rel;
-use crate::event::EventId;
+use crate::event::{EventId, Loc, ThreadId};
 use crate::graph::ExecutionGraph;
+use std::collections::HashMap;
 
 /// A Vulkan axiom a graph violates.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -31,19 +32,30 @@ pub enum VulkanAxiom {
 /// Judges a complete graph: `Err` names the first violated axiom; `Ok`
 /// lists the racing pairs (`dr`, flagged as `racy3c3`), each once.
 pub fn check(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Result<Vec<(EventId, EventId)>, VulkanAxiom> {
-    let ns = Nodes::of(g, env);
-    // syncbar: one relation per choice of how barriers with the same id
-    // meet (Nodes::syncbar_choices). A control barrier's resource belongs to
-    // its workgroup: barriers of different workgroups never meet, whatever
-    // their scope (barrier-not-inscope); inscope then limits it further.
-    let choices = ns.syncbar_choices(env, 1);
+    check_without_rf(g, env, chains_on, &|_| false)
+}
+
+/// [`check`] with the rf edges of the reads `unread` selects left out (as
+/// if those reads had not been given their writes yet): no `rf` into them,
+/// no `fr` out of them, no `consistency-rf` for them.
+///
+/// For non-atomic reads this splits the judgement by location: such a
+/// read's rf enters no `sw` (which needs atomic reads), so `hb`, `locord`,
+/// `asmo`, `syncbar` and the races do not depend on it, and every edge of
+/// `consistency-cycle` (locord, rf, fr, asmo) relates two accesses of one
+/// location. With one choice of `syncbar`, a graph is consistent exactly
+/// when, for each location, the graph with only that location's
+/// non-atomic reads given their writes is (`harness/src/litmus/gpu_free.rs`
+/// builds on this).
+pub fn check_without_rf(
+    g: &ExecutionGraph,
+    env: &GpuEnv,
+    chains_on: bool,
+    unread: &dyn Fn(EventId) -> bool,
+) -> Result<Vec<(EventId, EventId)>, VulkanAxiom> {
     let mut last = Err(VulkanAxiom::BarrierHang);
-    for choice in &choices {
-        let mut syncbar = Rel::new(ns.nodes.len());
-        for &(a, b) in choice {
-            syncbar.add(a, b);
-        }
-        last = check_with(&ns, env, chains_on, &syncbar);
+    for p in prepare(g, env, chains_on) {
+        last = p.finish(&p.rf_of(g, unread)).map(|()| p.races);
         if last.is_ok() {
             break;
         }
@@ -51,13 +63,202 @@ pub fn check(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Result<Vec<(E
     last
 }
 
-/// Judges with one choice of syncbar.
-fn check_with(
-    ns: &Nodes,
-    env: &GpuEnv,
-    chains_on: bool,
-    syncbar: &Rel,
-) -> Result<Vec<(EventId, EventId)>, VulkanAxiom> {
+/// A necessary condition of `consistency-cycle` that needs no `hb`:
+/// acyclic(po-loc | rf | asmo | rf^-1; asmo | fr from the initial write),
+/// each a part of the axiom's relations (`po & loc & vloc` is in
+/// `locord`, since `po` is in `hb`). False rules the graph out; true
+/// decides nothing. It is cheap (no closure of `hb`), so the enumeration
+/// asks it before [`prepare`]. The reads `unread` selects count as not
+/// given their writes yet (as in [`check_without_rf`]).
+pub fn coherent_enough(g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId) -> bool) -> bool {
+    let ns = Nodes::of(g, env);
+    let nodes = &ns.nodes;
+    let n = nodes.len();
+    let level = |a: usize| nodes[a].op.scope;
+    let inscope = |a: usize, b: usize| match (level(a), level(b), ns.thread(a), ns.thread(b)) {
+        (Some(x), Some(y), Some(ta), Some(tb)) => {
+            let l = x.min(y);
+            l == 3 || ta == tb || env.same_group(ta, tb, l)
+        }
+        _ => false,
+    };
+    let mut e = tab(n, |a, b| ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b));
+    let mut asmo = Rel::new(n);
+    for c in &ns.chains {
+        for (i, &a) in c.iter().enumerate() {
+            for &b in &c[i + 1..] {
+                let mut_ord = nodes[a].op.atomic && nodes[b].op.atomic && ns.same_vloc(a, b) && inscope(a, b);
+                if mut_ord {
+                    asmo.add(a, b);
+                }
+            }
+        }
+    }
+    e.union_with(&asmo);
+    for &(w, r) in &ns.rf {
+        if unread(nodes[r].id) {
+            continue;
+        }
+        e.add(w, r);
+        if nodes[w].kind == NodeKind::Init {
+            for (b, node) in nodes.iter().enumerate() {
+                if b != w && node.is_write() && ns.same_loc(r, b) {
+                    e.add(r, b);
+                }
+            }
+        }
+        for b in 0..n {
+            if asmo.has(w, b) {
+                e.add(r, b);
+            }
+        }
+    }
+    !e.has_cycle()
+}
+
+/// The part of the judgement that the rf of non-atomic reads does not
+/// change (`hb`, `locord`, `asmo`, the races), for one choice of
+/// `syncbar`; [`Prepared::finish`] completes it for one rf.
+pub struct Prepared {
+    nodes: Vec<Node>,
+    index: HashMap<EventId, usize>,
+    init: HashMap<Loc, usize>,
+    thread: Vec<Option<ThreadId>>,
+    locord: Rel,
+    asmo: Rel,
+    loc: Rel,
+    rmw: Rel,
+    /// `([W]; locord); ([W]; locord)+`: the writes shadowing a write.
+    shadow: Rel,
+    /// The racing pairs (`dr`, flagged as `racy3c3`), each once; they do
+    /// not depend on rf.
+    pub races: Vec<(EventId, EventId)>,
+}
+
+/// [`Prepared`] judgements of `g`, one per choice of `syncbar` (none when
+/// a barrier's quorum is never reached, and the graph hangs): `g` is
+/// consistent exactly when one of them [`finish`](Prepared::finish)es
+/// with its rf. The rf of atomic reads is taken from `g` here (it makes
+/// `sw`); that of non-atomic reads may change afterwards.
+pub fn prepare(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
+    let ns = Nodes::of(g, env);
+    // syncbar: one relation per choice of how barriers with the same id
+    // meet (Nodes::syncbar_choices). A control barrier's resource belongs to
+    // its workgroup: barriers of different workgroups never meet, whatever
+    // their scope (barrier-not-inscope); inscope then limits it further.
+    let choices = ns.syncbar_choices(env, 1);
+    let mut out = Vec::with_capacity(choices.len());
+    for choice in &choices {
+        let mut syncbar = Rel::new(ns.nodes.len());
+        for &(a, b) in choice {
+            syncbar.add(a, b);
+        }
+        out.push(prepare_with(&ns, env, chains_on, &syncbar));
+    }
+    out
+}
+
+impl Prepared {
+    /// The rf relation of `g` over these nodes, without the reads
+    /// `unread` selects.
+    pub fn rf_of(&self, g: &ExecutionGraph, unread: &dyn Fn(EventId) -> bool) -> Rel {
+        let mut rf = Rel::new(self.nodes.len());
+        for (x, node) in self.nodes.iter().enumerate() {
+            if !node.is_read() || unread(node.id) {
+                continue;
+            }
+            let r = g.event(node.id).as_read().expect("read node is a read");
+            let w = if r.rf.is_init() {
+                self.init[&r.loc]
+            } else {
+                self.index[&r.rf]
+            };
+            rf.add(w, x);
+        }
+        rf
+    }
+
+    /// This judgement restricted to the accesses of `loc` and its initial
+    /// write: every relation the rf-dependent axioms use relates two
+    /// accesses of one location, so a graph passes [`finish`](Self::finish)
+    /// exactly when it passes for every location alone, and each location
+    /// alone is a small judgement.
+    pub fn at(&self, loc: Loc) -> Prepared {
+        let keep: Vec<usize> = (0..self.nodes.len())
+            .filter(|&a| self.nodes[a].loc == Some(loc))
+            .collect();
+        let m = keep.len();
+        let sub = |r: &Rel| tab(m, |a, b| r.has(keep[a], keep[b]));
+        let nodes: Vec<Node> = keep.iter().map(|&a| self.nodes[a].clone()).collect();
+        let mut index = HashMap::new();
+        let mut init = HashMap::new();
+        for (x, node) in nodes.iter().enumerate() {
+            if node.kind == NodeKind::Init {
+                init.insert(loc, x);
+            } else {
+                index.insert(node.id, x);
+            }
+        }
+        Prepared {
+            nodes,
+            index,
+            init,
+            thread: keep.iter().map(|&a| self.thread[a]).collect(),
+            locord: sub(&self.locord),
+            asmo: sub(&self.asmo),
+            loc: sub(&self.loc),
+            rmw: sub(&self.rmw),
+            shadow: sub(&self.shadow),
+            races: Vec::new(),
+        }
+    }
+
+    /// The axioms that depend on rf, for `rf` (whose atomic reads' part
+    /// must be the one [`prepare`] saw).
+    pub fn finish(&self, rf: &Rel) -> Result<(), VulkanAxiom> {
+        let n = self.nodes.len();
+        let nodes = &self.nodes;
+        let w = |a: usize| nodes[a].is_write();
+        let r = |a: usize| nodes[a].is_read();
+        let iw = |a: usize| nodes[a].kind == NodeKind::Init;
+        let atom = |a: usize| nodes[a].op.atomic;
+        let (locord, asmo, loc) = (&self.locord, &self.asmo, &self.loc);
+        // let fr = ((rf & locord)^-1 ; (W * W) & locord) | (rf^-1; asmo) | (([IW]; rf)^-1; ((loc;[W]) \ id))
+        let ww_locord = tab(n, |a, b| w(a) && w(b) && locord.has(a, b));
+        let rf_inv = inv(n, rf);
+        let fr = unions(
+            n,
+            &[
+                &seq(&[&inv(n, &inter(n, rf, locord)), &ww_locord]),
+                &seq(&[&rf_inv, asmo]),
+                &seq(&[
+                    &inv(n, &seq(&[&id(n, iw), rf])),
+                    &tab(n, |a, b| a != b && w(b) && loc.has(a, b)),
+                ]),
+            ],
+        );
+        // acyclic (locord | rf | fr | asmo) as consistency-cycle
+        if unions(n, &[locord, rf, &fr, asmo]).has_cycle() {
+            return Err(VulkanAxiom::ConsistencyCycle);
+        }
+        // empty (rf; ([R \ ATOM])) & (([W]; locord); ([W]; locord)+) as consistency-rf
+        let rf_na = seq(&[rf, &id(n, |a| r(a) && !atom(a))]);
+        if !is_empty(n, &inter(n, &rf_na, &self.shadow)) {
+            return Err(VulkanAxiom::ConsistencyRf);
+        }
+        // empty rmw & (fre; (asmo & ext)) as atomic
+        let ext = |a: usize, b: usize| !(self.thread[a].is_some() && self.thread[a] == self.thread[b]);
+        let fre = tab(n, |a, b| fr.has(a, b) && ext(a, b));
+        let asmo_ext = tab(n, |a, b| asmo.has(a, b) && ext(a, b));
+        if !is_empty(n, &inter(n, &self.rmw, &seq(&[&fre, &asmo_ext]))) {
+            return Err(VulkanAxiom::Atomic);
+        }
+        Ok(())
+    }
+}
+
+/// The rf-independent part of the judgement with one choice of syncbar.
+fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Prepared {
     let nodes: &[Node] = &ns.nodes;
     let n = nodes.len();
     let thread = |a: usize| ns.thread(a);
@@ -293,38 +494,9 @@ fn check_with(
         seq(&[&id(n, w), &hb_av, &avdv, &hb, &visdv, &hb_av, &id(n, r)]),
     ];
     let locord = inter(n, &loc, &unions(n, &terms.iter().collect::<Vec<_>>()));
-    // let fr = ((rf & locord)^-1 ; (W * W) & locord) | (rf^-1; asmo) | (([IW]; rf)^-1; ((loc;[W]) \ id))
-    let ww_locord = tab(n, |a, b| w(a) && w(b) && locord.has(a, b));
-    let rf_inv = inv(n, &rf);
-    let fr = unions(
-        n,
-        &[
-            &seq(&[&inv(n, &inter(n, &rf, &locord)), &ww_locord]),
-            &seq(&[&rf_inv, &asmo]),
-            &seq(&[
-                &inv(n, &seq(&[&id(n, iw), &rf])),
-                &tab(n, |a, b| a != b && w(b) && loc.has(a, b)),
-            ]),
-        ],
-    );
-    // acyclic (locord | rf | fr | asmo) as consistency-cycle
-    if unions(n, &[&locord, &rf, &fr, &asmo]).has_cycle() {
-        return Err(VulkanAxiom::ConsistencyCycle);
-    }
-    // empty (rf; ([R \ ATOM])) & (([W]; locord); ([W]; locord)+) as consistency-rf
+    // ([W]; locord); ([W]; locord)+, for consistency-rf.
     let wl = seq(&[&id(n, w), &locord]);
     let shadow = seq(&[&wl, &wl.closure()]);
-    let rf_na = seq(&[&rf, &id(n, |a| r(a) && !atom(a))]);
-    if !is_empty(n, &inter(n, &rf_na, &shadow)) {
-        return Err(VulkanAxiom::ConsistencyRf);
-    }
-    // empty rmw & (fre; (asmo & ext)) as atomic
-    let ext = |a: usize, b: usize| !int(a, b);
-    let fre = tab(n, |a, b| fr.has(a, b) && ext(a, b));
-    let asmo_ext = tab(n, |a, b| asmo.has(a, b) && ext(a, b));
-    if !is_empty(n, &inter(n, &rmw, &seq(&[&fre, &asmo_ext]))) {
-        return Err(VulkanAxiom::Atomic);
-    }
     // let pair_with_write = ((W * W) | (W * R) | (R * W)) \ ((IW * _) | (_ * IW))
     // let dr = loc & (pair_with_write \ mutordatom \ id \ (locord | locord^-1))
     let mut races = Vec::new();
@@ -336,5 +508,29 @@ fn check_with(
             }
         }
     }
-    Ok(races)
+    let mut index = HashMap::new();
+    let mut init = HashMap::new();
+    for (x, node) in nodes.iter().enumerate() {
+        match (node.kind, node.loc) {
+            (NodeKind::Init, Some(l)) => {
+                init.insert(l, x);
+            }
+            (NodeKind::Init, None) => {}
+            _ => {
+                index.insert(node.id, x);
+            }
+        }
+    }
+    Prepared {
+        nodes: nodes.to_vec(),
+        index,
+        init,
+        thread: (0..n).map(thread).collect(),
+        locord,
+        asmo,
+        loc,
+        rmw,
+        shadow,
+        races,
+    }
 }

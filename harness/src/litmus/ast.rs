@@ -429,8 +429,11 @@ pub struct Condition {
     /// Where the quantifier is.
     pub pos: Pos,
     /// Each state variable the proposition names, where it is written, in
-    /// source order (for messages about one of them).
+    /// source order (for messages about one of them), the filter's first.
     pub vars: Vec<(StateVar, Pos)>,
+    /// herd's `filter P` before the condition: only executions whose final
+    /// state satisfies `P` are kept (counted, listed, judged).
+    pub filter: Option<Prop>,
 }
 
 /// The quantifier of a condition.

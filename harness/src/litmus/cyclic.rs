@@ -34,6 +34,7 @@
 
 use super::ast::{Expr, ExprKind, Prop, Stmt, StmtKind, Test, Value};
 use super::gpu_cyclic::GpuJudge;
+use super::gpu_free::{self, FreeReads};
 use super::gpu_model::{self, GpuModel};
 use super::interp::{FinalState, Program};
 use scopecheck_checker::clock::Clock;
@@ -302,29 +303,41 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             budget: MAX_GRAPHS,
             deadline,
             rejected: 0,
+            sampled: None,
         };
         let mut states = Vec::new();
         let mut graphs: Vec<ExecutionGraph> = Vec::new();
         let mut cyclic = 0;
         let mut incomplete = None;
+        let max_kept = config.max_executions.map_or(MAX_KEPT, |m| (m as usize).min(MAX_KEPT));
         // Validates one set of events; false once the enumeration must stop.
-        let mut each = |base: &ExecutionGraph, state: &FinalState| -> bool {
-            validate(prog, base, state, model, &mut tally, &mut |g2, state, is_cyclic| {
-                if !seen.insert(canonical_key(g2)) {
-                    return;
-                }
-                for (i, (b, e, _)) in domain.iter().enumerate() {
-                    let loc = loc_of(prog, g2, *b, *e);
-                    if let Some(loc) = loc {
-                        for &w in &g2.loc(loc).expect("loc").mo {
-                            written[i].insert(g2.write_value(loc, w));
+        let mut each = |base: &ExecutionGraph, state: &FinalState, free: Option<&FreeReads>| -> bool {
+            validate(
+                prog,
+                base,
+                state,
+                free,
+                model,
+                &mut tally,
+                &mut |g2, state, is_cyclic| {
+                    if !seen.insert(canonical_key(g2)) {
+                        return true;
+                    }
+                    for (i, (b, e, _)) in domain.iter().enumerate() {
+                        let loc = loc_of(prog, g2, *b, *e);
+                        if let Some(loc) = loc {
+                            for &w in &g2.loc(loc).expect("loc").mo {
+                                written[i].insert(g2.write_value(loc, w));
+                            }
                         }
                     }
-                }
-                cyclic += is_cyclic as u64;
-                states.push(state);
-                graphs.push(g2.clone());
-            })
+                    cyclic += is_cyclic as u64;
+                    states.push(state);
+                    graphs.push(g2.clone());
+                    // Past a cap the rest need not be judged (said below).
+                    states.len() < max_kept
+                },
+            )
             .unwrap_or_else(|why| incomplete = Some(why));
             if let Some(max) = config.max_executions.filter(|&m| states.len() as u64 >= m) {
                 incomplete = Some(format!("stopped after {max} executions (--max-executions)"));
@@ -333,14 +346,24 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
                     "the po ∪ rf-cyclic enumeration's memory cap: {MAX_KEPT} consistent executions kept, the rest \
                      not enumerated; the outcome set is incomplete"
                 ));
+            } else if let Some(why) = tally.sampled.as_ref().filter(|_| answered(prog.test, &states)) {
+                // Incomplete already: once the executions found prove the
+                // condition's answer, the rest can only add outcomes.
+                incomplete = Some(why.clone());
             }
             incomplete.is_none()
         };
         let run = if prog.test.gpu.is_some() {
             // PTX and Vulkan: thread by thread (gpu_split.rs).
-            let runs = super::gpu_split::run_threads(p, &config);
+            // Vulkan's free reads are given their writes location by
+            // location (gpu_free.rs); PTX's no-thin-air axiom reads rf.
+            let vulkan = match model {
+                CyclicModel::Gpu(m, env) if m.has_races() => Some(env),
+                _ => None,
+            };
+            let runs = super::gpu_split::run_threads(p, &config, vulkan);
             if runs.run.complete && runs.run.failures.is_empty() {
-                if let Err(why) = runs.combinations(ghost_thread, &mut each) {
+                if let Err(why) = runs.combinations(ghost_thread, &mut |g, st, free| each(g, st, Some(free))) {
                     incomplete = Some(why);
                 }
             }
@@ -371,13 +394,16 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             runs.sort_by(|a, b| a.0.cmp(&b.0));
             for (_, (g, state)) in runs {
                 if let Some(base) = without_ghost(&g, ghost_thread) {
-                    if !each(&base, &state) {
+                    if !each(&base, &state, None) {
                         break;
                     }
                 }
             }
             run
         };
+        if incomplete.is_none() {
+            incomplete = tally.sampled.take();
+        }
         let mut found = Found {
             states,
             graphs,
@@ -430,6 +456,18 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
     }
 }
 
+/// Whether `states` settle the condition of `test` whatever other
+/// executions would add: an `exists` or `~exists` state that satisfies it,
+/// a `forall` state that does not.
+fn answered(test: &Test, states: &[FinalState]) -> bool {
+    use super::ast::Quantifier;
+    let Some(c) = &test.condition else { return false };
+    match c.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => states.iter().any(|s| super::interp::holds(&c.prop, s)),
+        Quantifier::Forall => states.iter().any(|s| !super::interp::holds(&c.prop, s)),
+    }
+}
+
 /// What the validation may spend and what it rejected.
 struct Tally {
     /// Graphs it may still judge.
@@ -438,6 +476,9 @@ struct Tally {
     deadline: Option<Instant>,
     /// Graphs judged inconsistent (with repetitions).
     rejected: u64,
+    /// Why only a sample of some graph's executions was built
+    /// (gpu_free.rs): the outcome set is then incomplete.
+    sampled: Option<String>,
 }
 
 /// The engine location of layout element (`base`, `elem`) in `g`: the
@@ -483,20 +524,26 @@ fn without_ghost(g: &ExecutionGraph, ghost: ThreadId) -> Option<ExecutionGraph> 
 
 /// Calls `keep` with every consistent graph that gives each read of
 /// `base` a write of the value it took and each location an order of its
-/// writes. An error says why it stopped early (the budget of graphs ran
-/// out, or the deadline passed).
+/// writes, until it returns false; `free` reads (Vulkan, gpu_free.rs) take
+/// any value their threads ran with. An error says why it stopped early
+/// (the budget of graphs ran out, or the deadline passed).
 fn validate(
     prog: &Program,
     base: &ExecutionGraph,
     state: &FinalState,
+    free: Option<&FreeReads>,
     model: CyclicModel,
     tally: &mut Tally,
-    keep: &mut dyn FnMut(&ExecutionGraph, FinalState, bool),
+    keep: &mut dyn FnMut(&ExecutionGraph, FinalState, bool) -> bool,
 ) -> Result<(), String> {
+    let free = free.filter(|f| !f.reads.is_empty());
     // Reads and their candidate writes.
     let mut reads: Vec<(EventId, Vec<EventId>)> = Vec::new();
     for (id, e) in base.events() {
         let EventKind::Read(r) = &e.kind else { continue };
+        if free.is_some_and(|f| f.reads.contains(&id)) {
+            continue;
+        }
         let d = base.loc(r.loc).expect("loc");
         let mut c = Vec::new();
         if d.init == r.value {
@@ -551,23 +598,53 @@ fn validate(
                     g.move_mo(*loc, *w, i + 1);
                 }
             }
+            if let (Some(f), CyclicModel::Gpu(m, env), Some(judge)) = (free, model, &gpu) {
+                let mut budget = gpu_free::Budget {
+                    graphs: tally.budget,
+                    deadline: tally.deadline,
+                    sampled: tally.sampled.take(),
+                };
+                let mut fault = None;
+                let mut go_on = true;
+                let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &mut |g2, values| {
+                    // The split by location decides which graphs to
+                    // build; each is judged whole too.
+                    if let Err(axiom) = judge.judge(g2) {
+                        fault = Some(format!(
+                            "internal error of the checker (not of the test): an execution built location by \
+                                 location violates {axiom} as a whole"
+                        ));
+                        return false;
+                    }
+                    let Some(st) = f.state(state, values) else { return true };
+                    go_on = keep(g2, final_locations(prog, g2, st), has_porf_cycle(g2));
+                    go_on
+                });
+                tally.budget = budget.graphs;
+                tally.sampled = budget.sampled;
+                r?;
+                if let Some(why) = fault {
+                    return Err(why);
+                }
+                if !go_on {
+                    return Ok(());
+                }
+                if !next_perms(&mut perms) {
+                    break;
+                }
+                continue;
+            }
             let ok = match model {
                 CyclicModel::C11 => c11::check(&g, c11::Judge::Complete).is_ok(),
                 CyclicModel::OpenCl(env) => opencl::check(&g, env).is_ok(),
                 CyclicModel::Gpu(..) => gpu.as_ref().is_some_and(|j| j.judge(&g).is_ok()),
             };
             if ok {
-                let mut st = state.clone();
-                for (v, val) in st.iter_mut() {
-                    if let super::ast::StateVar::Loc { name, index } = v {
-                        let b = prog.layout.index_of(name);
-                        if let Some(loc) = loc_of(prog, &g, b, *index) {
-                            *val = prog.show_word(g.write_value(loc, g.mo_max(loc)));
-                        }
-                    }
-                }
+                let st = final_locations(prog, &g, state.clone());
                 let cyclic = has_porf_cycle(&g);
-                keep(&g, st, cyclic);
+                if !keep(&g, st, cyclic) {
+                    return Ok(());
+                }
             } else {
                 tally.rejected += 1;
             }
@@ -589,6 +666,19 @@ fn validate(
             k += 1;
         }
     }
+}
+
+/// `state` with each location's final value from `g`'s mo.
+fn final_locations(prog: &Program, g: &ExecutionGraph, mut state: FinalState) -> FinalState {
+    for (v, val) in state.iter_mut() {
+        if let super::ast::StateVar::Loc { name, index } = v {
+            let b = prog.layout.index_of(name);
+            if let Some(loc) = loc_of(prog, g, b, *index) {
+                *val = prog.show_word(g.write_value(loc, g.mo_max(loc)));
+            }
+        }
+    }
+    state
 }
 
 /// Advances a tuple of permutations (lexicographic, each in place); false

@@ -214,6 +214,8 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
     // it ends at the condition keyword or the end of the file.
     let mut rows: Vec<Vec<Cell>> = Vec::new();
     let mut cond = None;
+    // herd's `filter P`, with the state variables it names.
+    let mut filter: Option<(Prop, Vec<(StateVar, Pos)>)> = None;
     loop {
         s.skip_ws();
         let Some(c) = s.peek() else { break };
@@ -222,11 +224,28 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '~' || *c == '_')
             .collect();
+        if word == "filter" && filter.is_none() {
+            filter = Some(filter_prop(&mut s, &aliases)?);
+            continue;
+        }
         if matches!(word.as_str(), "exists" | "~exists" | "forall")
             || (c == b'~' && rest[1..].trim_start().starts_with("exists"))
         {
-            cond = Some(condition(&mut s, &aliases)?);
+            let mut c = condition(&mut s, &aliases)?;
+            if let Some((f, mut vars)) = filter.take() {
+                c.filter = Some(f);
+                vars.append(&mut c.vars);
+                c.vars = vars;
+            }
+            cond = Some(c);
             break;
+        }
+        if let Some((_, vars)) = &filter {
+            let at = vars.first().map_or(s.pos(), |v| v.1);
+            return Err(err(
+                at,
+                "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+            ));
         }
         let (row, at) = s.until(b";");
         if s.bump().is_none() {
@@ -248,6 +267,13 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             off += part.len() + 1;
         }
         rows.push(cells);
+    }
+    if let Some((_, vars)) = &filter {
+        let at = vars.first().map_or(s.pos(), |v| v.1);
+        return Err(err(
+            at,
+            "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+        ));
     }
     let Some(first) = rows.first() else {
         return Err(err(s.pos(), "expected the thread table (`P0@... | P1@... ;`)"));
@@ -343,7 +369,8 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
 /// Returns the inits and the alias map (virtual name → physical name).
 fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
     let mut inits = Vec::new();
-    let mut aliases = HashMap::new();
+    // Alias name → (its target, whether it is a generic alias, where).
+    let mut declared: HashMap<String, (String, bool, Pos)> = HashMap::new();
     let mut off = 0;
     // Entries end at `;` or at a line break (the last one may lack its `;`).
     for raw in body.split([';', '\n']) {
@@ -362,19 +389,29 @@ fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
         if text.is_empty() {
             continue;
         }
+        // `z aliases x` (Vulkan): another name of x, as a generic alias is.
+        if let [name, "aliases", target] = text.split_whitespace().collect::<Vec<_>>().as_slice() {
+            if declared
+                .insert(name.to_string(), (target.to_string(), true, cell.pos))
+                .is_some()
+            {
+                return Err(err(cell.pos, format!("`{name}` is declared as an alias twice")));
+            }
+            continue;
+        }
         if let Some((left, right)) = text.split_once('@') {
             // `v @ proxy aliases x`: v is another virtual address of x.
             let words: Vec<&str> = right.split_whitespace().collect();
             match words.as_slice() {
                 [proxy, "aliases", target] => {
-                    // A proxy (constant, surface, texture) alias names the same
-                    // generic address (vloc); a generic alias is another one.
-                    let virt = if proxy.eq_ignore_ascii_case("generic") {
-                        left.trim()
-                    } else {
-                        target
-                    };
-                    aliases.insert(left.trim().to_string(), (target.to_string(), virt.to_string()));
+                    let name = left.trim().to_string();
+                    let generic = proxy.eq_ignore_ascii_case("generic");
+                    if declared
+                        .insert(name.clone(), (target.to_string(), generic, cell.pos))
+                        .is_some()
+                    {
+                        return Err(err(cell.pos, format!("`{name}` is declared as an alias twice")));
+                    }
                 }
                 _ => return Err(err(cell.pos, "expected `NAME @ PROXY aliases LOCATION`")),
             }
@@ -413,7 +450,50 @@ fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
             pos: cell.pos,
         });
     }
-    Ok((inits, aliases))
+    Ok((inits, resolve_aliases(&declared)?))
+}
+
+/// The alias map of the declared aliases. A proxy (constant, surface,
+/// texture) alias names the virtual address of its target; a generic alias
+/// is a virtual address of its own. An alias may name another alias
+/// (`y @ generic aliases x; t @ texture aliases y;`: `t` is the texture
+/// view of virtual address `y` of location `x`), in either order of
+/// declaration; a cycle of aliases names no location and is an error.
+fn resolve_aliases(declared: &HashMap<String, (String, bool, Pos)>) -> Result<Aliases, ParseError> {
+    let mut aliases = Aliases::new();
+    // In name order, so that a cycle is always reported the same way.
+    let mut names: Vec<&String> = declared.keys().collect();
+    names.sort();
+    for name in names {
+        let (_, generic, pos) = declared[name];
+        // Follow the chain to the location (a name that is not an alias).
+        let mut seen = vec![name.as_str()];
+        let mut at = name.as_str();
+        while let Some((target, _, _)) = declared.get(at) {
+            if seen.contains(&target.as_str()) {
+                return Err(err(
+                    pos,
+                    format!("the aliases {} form a cycle: they name no location", seen.join(", ")),
+                ));
+            }
+            seen.push(target);
+            at = target;
+        }
+        let target = &declared[name].0;
+        let virt = if generic {
+            name.clone()
+        } else {
+            // The target's virtual address: its own name if it is a generic
+            // alias or a location, else the one its proxy alias names.
+            let mut v = target.as_str();
+            while let Some((t, false, _)) = declared.get(v) {
+                v = t;
+            }
+            v.to_string()
+        };
+        aliases.insert(name.clone(), (at.to_string(), virt));
+    }
+    Ok(aliases)
 }
 
 fn is_name(s: &str) -> bool {
@@ -775,7 +855,23 @@ fn condition(s: &mut Src<'_>, aliases: &Aliases) -> Result<Condition, ParseError
         prop,
         pos,
         vars,
+        filter: None,
     })
+}
+
+/// `filter P` (herd's): the proposition executions must satisfy to be kept,
+/// with the state variables it names. It ends where the condition starts.
+fn filter_prop(s: &mut Src<'_>, aliases: &Aliases) -> Result<(Prop, Vec<(StateVar, Pos)>), ParseError> {
+    for _ in 0.."filter".len() {
+        s.bump();
+    }
+    let mut p = Props {
+        s,
+        aliases,
+        vars: Vec::new(),
+    };
+    let prop = p.or()?;
+    Ok((prop, p.vars))
 }
 
 struct Props<'s, 'a> {

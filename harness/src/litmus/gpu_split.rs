@@ -17,10 +17,12 @@
 //! ([`MAX_COMBINATIONS`]); past it the enumeration stops and says so.
 
 use super::ast::StateVar;
+use super::gpu_free::{self, FreeReads, Group};
 use super::interp::{FinalState, Program};
 use scopecheck_checker::clock::Clock;
 use scopecheck_checker::event::{EventId, EventKind, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
+use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig, RunResult};
 use std::cell::RefCell;
@@ -31,9 +33,9 @@ pub const MAX_COMBINATIONS: u64 = 200_000;
 
 /// What the thread-by-thread runs found.
 pub struct Runs {
-    /// Per test thread (engine thread `k + 1`), each distinct way it ran:
-    /// the graph of that run and its final state.
-    per_thread: Vec<Vec<(ExecutionGraph, FinalState)>>,
+    /// Per test thread (engine thread `k + 1`), the distinct ways it ran,
+    /// grouped by all but the values of their free reads (`gpu_free.rs`).
+    per_thread: Vec<Vec<Group>>,
     /// Each test thread's litmus index (the `N` of `PN`).
     indices: Vec<u32>,
     /// The runs' results merged: failures of each, complete if all were.
@@ -51,8 +53,9 @@ fn thread_key(g: &ExecutionGraph, t: ThreadId) -> String {
     s
 }
 
-/// Runs each thread of `prog` alone with the promising thread.
-pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
+/// Runs each thread of `prog` alone with the promising thread. With
+/// `vulkan`, Vulkan's side table, the runs are grouped by their free reads.
+pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) -> Runs {
     let n = prog.test.threads.len();
     let config = RunConfig {
         // The user's `--max-executions` counts the test's consistent
@@ -97,7 +100,12 @@ pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
             run.complete = false;
             run.incomplete_reason = Some(why);
         }
-        per_thread.push(ways.into_inner().into_values().collect());
+        per_thread.push(gpu_free::group(
+            ways.into_inner().into_values().collect(),
+            t,
+            &alone,
+            vulkan,
+        ));
         merged = Some(match merged {
             None => run,
             Some(mut m) => {
@@ -123,14 +131,15 @@ pub fn run_threads(prog: &Program, config: &RunConfig) -> Runs {
 }
 
 impl Runs {
-    /// Calls `each` with every combination of one way per thread, as one
+    /// Calls `each` with every combination of one group per thread, as one
     /// graph (the promising thread dropped; reads still to be given their
-    /// writes) and its final state, until `each` returns false. An error
-    /// says the budget of combinations ran out.
+    /// writes), its final state (the free reads' values aside) and its free
+    /// reads, until `each` returns false. An error says the budget of
+    /// combinations ran out.
     pub fn combinations(
         &self,
         ghost: ThreadId,
-        each: &mut dyn FnMut(&ExecutionGraph, &FinalState) -> bool,
+        each: &mut dyn FnMut(&ExecutionGraph, &FinalState, &FreeReads) -> bool,
     ) -> Result<(), String> {
         let n = self.per_thread.len();
         if self.per_thread.iter().any(Vec::is_empty) {
@@ -155,7 +164,19 @@ impl Runs {
         let mut pick = vec![0usize; n];
         loop {
             let (g, state) = self.build(&pick, ghost);
-            if !each(&g, &state) {
+            let mut free = FreeReads {
+                reads: Vec::new(),
+                threads: Vec::with_capacity(n),
+            };
+            for (k, &p) in pick.iter().enumerate() {
+                let group = &self.per_thread[k][p];
+                let start = free.reads.len();
+                free.reads
+                    .extend(group.free.iter().map(|&i| EventId::new(k as ThreadId + 1, i)));
+                free.threads
+                    .push((self.indices[k], start..free.reads.len(), &group.members));
+            }
+            if !each(&g, &state, &free) {
                 return Ok(());
             }
             let mut k = 0;
@@ -175,7 +196,11 @@ impl Runs {
 
     /// One graph from the picked way of each thread.
     fn build(&self, pick: &[usize], ghost: ThreadId) -> (ExecutionGraph, FinalState) {
-        let (first, state0) = &self.per_thread[0][pick[0]];
+        let Group {
+            graph: first,
+            state: state0,
+            ..
+        } = &self.per_thread[0][pick[0]];
         // The main thread up to the promising thread's spawn (the same in
         // every run: it allocates and spawns in layout and thread order),
         // and thread 1.
@@ -197,7 +222,9 @@ impl Runs {
         let rules = MemoryModel::Porf.sync_rules();
         for (k, &p) in pick.iter().enumerate().skip(1) {
             let t = k as ThreadId + 1;
-            let (from, st) = &self.per_thread[k][p];
+            let Group {
+                graph: from, state: st, ..
+            } = &self.per_thread[k][p];
             g.set_placement(t, *from.placement(t));
             for e in from.thread_events(t) {
                 let mut kind = e.kind.clone();

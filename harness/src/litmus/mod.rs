@@ -33,11 +33,13 @@
 pub mod ast;
 pub(crate) mod cyclic;
 pub(crate) mod drfrlx;
+pub(crate) mod filter;
 // Public: the expected-results table (TSV) and its comparison with a run,
 // for the `scopecheck` command and the corpus tests.
 pub mod expect;
 pub(crate) mod gpu;
 pub(crate) mod gpu_cyclic;
+pub(crate) mod gpu_free;
 pub(crate) mod gpu_model;
 pub(crate) mod gpu_split;
 pub(crate) mod interp;

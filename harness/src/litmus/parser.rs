@@ -1596,6 +1596,7 @@ impl Parser {
             prop,
             pos,
             vars,
+            filter: None,
         })
     }
 

@@ -331,6 +331,9 @@ pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, 
 
 /// Checks a parsed test.
 pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
+    if let Some(filter) = test.condition.as_ref().and_then(|c| c.filter.as_ref()) {
+        return super::filter::check_filtered(file, test, filter, opts);
+    }
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
     // A PTX or Vulkan test runs under its dialect's models only, and those
     // models judge nothing else; its thread bodies are built here, where the

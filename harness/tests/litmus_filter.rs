@@ -1,0 +1,77 @@
+//! herd's `filter P` before a condition (Dat3M writes it in its Vulkan
+//! translations of the Khronos tests): executions whose final state fails
+//! `P` are dropped before the condition is judged and the states counted.
+
+use scopecheck::litmus::{check_source, LitmusModel, Options};
+
+fn run(model: &str, src: &str) -> scopecheck::litmus::TestResult {
+    let opts = Options {
+        model: Some(model.parse::<LitmusModel>().unwrap()),
+        witness: true,
+        ..Options::default()
+    };
+    check_source("t.litmus", src, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+const BASE: &str = "VULKAN filt\n{\nx=0;\n}\n\
+ P0@sg 0,wg 0, qf 0  | P1@sg 0,wg 1, qf 0   ;\n\
+ st.atom.dv.sc0 x, 1 | ld.atom.dv.sc0 r0, x ;\n";
+
+/// Without the filter the reader sees 0 or 1; with `filter (P1:r0 == 1)`
+/// only the executions where it sees 1 are kept.
+#[test]
+fn filter_keeps_only_the_executions_that_satisfy_it() {
+    let forall = format!("{BASE}forall (P1:r0 == 1)\n");
+    let r = run("vulkan", &forall);
+    assert_eq!(
+        (r.verdict(), r.states.len(), r.positive, r.negative),
+        (Some(false), 2, 1, 1)
+    );
+    let filtered = format!("{BASE}filter (P1:r0 == 1)\nforall (P1:r0 == 1)\n");
+    let r = run("vulkan", &filtered);
+    assert_eq!(
+        (r.verdict(), r.states.len(), r.positive, r.negative),
+        (Some(true), 1, 1, 0)
+    );
+    // The condition is reported as written, with its quantifier.
+    assert_eq!(format!("{:?}", r.condition.as_ref().unwrap().quantifier), "Forall");
+    // exists / ~exists over the kept executions only.
+    let r = run("vulkan", &format!("{BASE}filter (P1:r0 == 1)\nexists (P1:r0 == 0)\n"));
+    assert_eq!((r.verdict(), r.positive, r.negative), (Some(false), 0, 1));
+    let r = run("vulkan", &format!("{BASE}filter (P1:r0 == 1)\n~exists (P1:r0 == 0)\n"));
+    assert_eq!(r.verdict(), Some(true));
+    // A filter nothing satisfies keeps no execution: `exists` is false.
+    let r = run("vulkan", &format!("{BASE}filter (P1:r0 == 2)\nexists (P1:r0 == 1)\n"));
+    assert_eq!((r.verdict(), r.states.len()), (Some(false), 0));
+}
+
+/// The witness (`--dot`) of a filtered `exists` satisfies the filter too.
+#[test]
+fn the_witness_satisfies_the_filter() {
+    let src = format!("{BASE}filter (P1:r0 == 1)\nexists (P1:r0 == 1 \\/ P1:r0 == 0)\n");
+    let r = run("vulkan", &src);
+    assert_eq!(r.verdict(), Some(true));
+    let state = format!("{:?}", r.witness_state.expect("a witness is kept"));
+    assert!(state.contains("Int(1)") && !state.contains("Int(0)"), "{state}");
+}
+
+/// Vulkan's `z aliases x` (no proxy) names x.
+#[test]
+fn a_bare_alias_names_its_location() {
+    let src =
+        "VULKAN alias\n{\nx=0;\nz aliases x;\n}\n P0@sg 0,wg 0, qf 0 ;\n st.atom.dv.sc0 z, 1 ;\nforall (x == 1)\n";
+    let r = run("vulkan", src);
+    assert_eq!((r.verdict(), r.states.len(), r.executions), (Some(true), 1, 1));
+}
+
+/// A filter with no condition after it is a located error.
+#[test]
+fn a_filter_needs_a_condition() {
+    let src = format!("{BASE}filter (P1:r0 == 1)\n");
+    let opts = Options {
+        model: Some("vulkan".parse::<LitmusModel>().unwrap()),
+        ..Options::default()
+    };
+    let e = format!("{:?}", check_source("t.litmus", &src, &opts).unwrap_err());
+    assert!(e.contains("a `filter` must be followed by the condition"), "{e}");
+}
