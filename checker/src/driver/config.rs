@@ -113,6 +113,11 @@ pub struct RunConfig {
     /// the run uses and ends with the run, however the run ends. Read by the
     /// program runner (the shim's runtime), not by the driver.
     pub drfrlx_system: bool,
+    /// Under `c11` (a model without acyclic(po ∪ rf)), whether the
+    /// exhaustive explorer also builds executions with a cycle in po ∪ rf
+    /// (default; docs/c11-model.md section 4). `false` keeps to the
+    /// po ∪ rf-acyclic ones (the litmus front end's cross-checks).
+    pub porf_cycles: bool,
 }
 
 impl Default for RunConfig {
@@ -134,6 +139,7 @@ impl Default for RunConfig {
             max_threads: None,
             preemption_bound: None,
             drfrlx_system: false,
+            porf_cycles: true,
         }
     }
 }

@@ -20,6 +20,18 @@ use std::time::Instant;
 /// the thread first gets work). `config.strategy` is ignored;
 /// `max_executions` and `max_duration` bound the whole run.
 pub fn run_parallel<P: Program>(config: &RunConfig, threads: usize, make: &(dyn Fn() -> P + Sync)) -> RunResult {
+    if config.model.allows_porf_cycles() && config.porf_cycles {
+        // The explorer counts each po ∪ rf-cyclic execution once by the
+        // keys its one engine keeps (docs/c11-model.md section 4): two
+        // explorers reaching the same one would both count it. Such a run
+        // is explored by one explorer, on this thread.
+        let one = RunConfig {
+            strategy: super::StrategyChoice::Exhaustive,
+            ..config.clone()
+        };
+        let strategy = super::strategy_for(&one).expect("the exhaustive strategy exists");
+        return super::explore(&one, strategy, &mut make(), &mut |_, _| {});
+    }
     let threads = threads.max(1);
     let start = Instant::now();
     let deadline = config.max_duration.and_then(|d| start.checked_add(d));

@@ -21,9 +21,34 @@ pub fn explore(
     program: &mut dyn Program,
     on_end: &mut dyn FnMut(&ExecutionGraph, ExecutionEnd),
 ) -> RunResult {
+    // A shard counts each po ∪ rf-cyclic execution (c11's promises) once
+    // by keys of its own, so two shards reaching the same one would both
+    // count it and their sum would be wrong: a shard keeps to the acyclic
+    // executions, and says its part is incomplete.
+    let sharded_cycles = matches!(config.strategy, super::StrategyChoice::Shard { .. })
+        && config.model.allows_porf_cycles()
+        && config.porf_cycles;
+    let acyclic;
+    let config = if sharded_cycles {
+        acyclic = RunConfig {
+            porf_cycles: false,
+            ..config.clone()
+        };
+        &acyclic
+    } else {
+        config
+    };
     let deadline = config.max_duration.and_then(|d| Instant::now().checked_add(d));
     let mut r = explore_with(config, deadline, strategy, program, on_end).0;
     r.preemption_bound = bound_applies(config);
+    if sharded_cycles {
+        r.complete = false;
+        r.incomplete_reason.get_or_insert_with(|| {
+            "a shard explores c11's po ∪ rf-acyclic executions only (the cyclic ones are counted once by one \
+             explorer's keys, which shards do not share): run unsharded for the cyclic executions"
+                .into()
+        });
+    }
     r
 }
 
@@ -53,6 +78,7 @@ pub(super) fn explore_with(
             record_races: config.record_races,
             deadline,
             max_branches: config.max_branches,
+            porf_cycles: config.porf_cycles,
         },
     );
     engine.set_platform(config.platform.clone());
@@ -96,7 +122,9 @@ pub(super) fn explore_with(
         // callback and the outcome histogram see the execution: one the
         // model rejects did not happen (blocked).
         let (end, judged) = engine.judge_complete(ran.end);
-        let failure = ran.failure.or(judged);
+        // (A failure of an execution the verdict turned to blocked, one
+        // whose promised read was not kept, did not happen.)
+        let failure = ran.failure.filter(|_| end != ExecutionEnd::Blocked).or(judged);
         let owned = engine.owns_execution();
         if owned {
             on_end(&engine.graph, end);

@@ -151,11 +151,23 @@ pub fn in_model() -> bool {
     CURRENT.with(|c| c.get().is_some())
 }
 
+/// Whether the model keeps the current execution, asked by a program
+/// about to finish it (all its threads done): under `c11`, its
+/// complete-graph axioms hold and any promised read (a cycle in po ∪ rf)
+/// was kept. Outside a model: true.
+pub fn complete_execution_kept() -> bool {
+    if CURRENT.with(|c| c.get()).is_none() {
+        return true;
+    }
+    with_shared(|s| s.engine().complete_execution_kept())
+}
+
 /// Whether the current execution counts in this run: always, except in a
 /// sharded run for the few executions every shard walks through but only
-/// shard 0 counts ([`StrategyChoice::Shard`]). A program that tallies its
-/// own executions (outcome histograms, say) should tally only these.
-/// Outside a model: true.
+/// shard 0 counts ([`StrategyChoice::Shard`]), and a po ∪ rf-cyclic
+/// execution under `c11` counted before (asked after
+/// [`complete_execution_kept`]). A program that tallies its own executions
+/// (outcome histograms, say) should tally only these. Outside a model: true.
 pub fn execution_counts() -> bool {
     if CURRENT.with(|c| c.get()).is_none() {
         return true;
