@@ -179,7 +179,7 @@ pub fn runs_to_failure(bug: Bug, finder: Finder, seed: u64, limit: u64) -> Optio
     match finder {
         Finder::ScopecheckRandom | Finder::ScopecheckPct => {
             let mut b = scopecheck::Builder::new();
-            b.memory_model = scopecheck::MemoryModel::Sc;
+            b.model = scopecheck::MemoryModel::Sc;
             b.strategy = if finder == Finder::ScopecheckRandom {
                 scopecheck::Strategy::Random {
                     seed,
@@ -292,7 +292,7 @@ mod tests {
         ];
         for (bug, failed, passed) in expected {
             let mut b = scopecheck::Builder::new();
-            b.memory_model = scopecheck::MemoryModel::Sc;
+            b.model = scopecheck::MemoryModel::Sc;
             b.max_failures = usize::MAX;
             let report = b.explore(|| bug.run_scopecheck());
             assert_eq!((report.failed(), report.executions()), (failed, passed), "{bug:?}");

@@ -51,7 +51,7 @@ pub fn run_one(program: Program, tool: Tool, opts: &Options) -> Row {
     let mut executions = match tool {
         Tool::ScopecheckExhaustive | Tool::ScopecheckRandom | Tool::ScopecheckParallel | Tool::ScopecheckPct => {
             let mut b = scopecheck::Builder::new();
-            b.memory_model = opts.memory_model;
+            b.model = opts.memory_model;
             if matches!(tool, Tool::ScopecheckExhaustive | Tool::ScopecheckParallel) {
                 b.max_executions = opts.max_executions;
             }

@@ -9,6 +9,7 @@
 pub mod clock;
 pub mod dot;
 pub mod drfrlx;
+pub mod driver;
 pub mod engine;
 pub mod event;
 pub mod explore;
@@ -19,6 +20,7 @@ pub mod graph;
 pub mod ids;
 pub mod memory;
 pub mod model;
+pub mod outcome;
 pub mod progress;
 pub mod progress_model;
 pub mod races;

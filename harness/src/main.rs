@@ -454,6 +454,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         max_duration: args.timeout,
         witness: args.dot.is_some(),
         porf_cycles: true,
+        explorer_cycles: false,
     };
     let workers = args
         .jobs

@@ -6,57 +6,33 @@ use crate::report::Report;
 use scopecheck_checker::memory::Platform;
 use scopecheck_checker::progress::Progress;
 use scopecheck_checker::token;
-use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig};
+use scopecheck_instrument::rt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use scopecheck_instrument::rt::execution_counts;
+pub use scopecheck_instrument::rt::RunConfig;
 pub use scopecheck_instrument::rt::StrategyChoice as Strategy;
 
 /// Configures a check, with public fields like loom's `Builder` (loom's
 /// own fields included, read from the same `LOOM_*` environment variables,
 /// so a loom test's `loom::model::Builder` works unchanged).
+///
+/// The run's settings are one [`RunConfig`], [`Builder::run`], whose fields
+/// read and write through the builder (`builder.max_steps = 1_000`,
+/// `builder.model = MemoryModel::Rc11`, `builder.strategy = ...`): each
+/// setting has one place. loom's `max_duration` is the run's (from
+/// `LOOM_MAX_DURATION`, seconds). Three of loom's settings keep loom's
+/// spelling here ([`Builder::max_threads`], [`Builder::max_branches`],
+/// [`Builder::preemption_bound`], `usize`s) and set the run's field of the
+/// same name when the check starts; the builder's field is the one to set.
 #[derive(Clone, Debug)]
 pub struct Builder {
-    /// The memory model (default `cpp20`: C++20's model, which Rust uses).
-    pub memory_model: MemoryModel,
-    /// The exploration strategy (default exhaustive; `SCOPECHECK_REPLAY`
-    /// in the environment selects a replay).
-    pub strategy: Strategy,
-    /// Stop after this many executions; the report then says it is incomplete.
-    pub max_executions: Option<u64>,
-    /// Stop after this much time, even in the middle of an execution (the
-    /// clock is read every few steps); the report then says it is
-    /// incomplete. loom's field too: `LOOM_MAX_DURATION` (seconds) sets it. An execution the deadline cuts is neither counted nor
-    /// reported: what it would have done is unknown. Code that loops
-    /// without touching a shim object cannot be interrupted.
-    pub max_duration: Option<Duration>,
-    /// Steps one thread may take in one execution before it is reported as
-    /// runaway: its shim operations and its spin hints (`spin_loop`,
-    /// `yield_now`).
-    pub max_steps: u64,
-    /// Stack size of each model thread, in bytes (default 2 MiB, as a std
-    /// thread gets; below it lies a guard page). A thread that overflows it
-    /// fails its execution with a [`FailureKind::StackOverflow`] report
-    /// (Linux; elsewhere the process crashes as with std).
-    ///
-    /// [`FailureKind::StackOverflow`]: crate::FailureKind::StackOverflow
-    pub stack_size: usize,
-    /// How many failures to collect before stopping (default 1).
-    pub max_failures: usize,
-    /// Keep exploring through data and heterogeneous races (default false):
-    /// every execution runs to its end, each distinct racing pair of source
-    /// lines is reported once among the failures, and what racy executions
-    /// do afterwards is still explored (herd's treatment; it shows, say, both
-    /// the scope mismatch on a flag and the data race it lets through).
-    pub record_races: bool,
-    /// The platform whose device attributes decide whether system-scope
-    /// atomics on memory of a given kind (`gpu::alloc_in`) are atomic (seed
-    /// 001, Atomicity). Default: every attribute 0.
-    pub platform: Platform,
-    /// The forward-progress model: which spin-waits are hangs (default fair).
-    pub progress: Progress,
+    /// The run's settings: the memory model (default `cpp20`: C++20's
+    /// model, which Rust uses), the strategy (default exhaustive;
+    /// `SCOPECHECK_REPLAY` in the environment selects a replay), the
+    /// bounds, the platform, the progress model, ...
+    pub run: RunConfig,
     /// Whether a long run shows its progress (executions, rate, depth) on
     /// stderr: `None` (default) as `SCOPECHECK_PROGRESS` says (`0`/`off`,
     /// `1`/`on`), else only when stderr is a terminal. Not for
@@ -75,11 +51,11 @@ pub struct Builder {
     /// runaway with loom's words ("Model exceeded maximum number of
     /// branches"). From `LOOM_MAX_BRANCHES`; default `usize::MAX`, no bound
     /// (loom's default is 1,000; scopecheck bounds each thread by
-    /// [`Builder::max_steps`] instead).
+    /// [`RunConfig::max_steps`] instead).
     pub max_branches: usize,
     /// loom: stop after this many executions (the report then says it is
     /// incomplete); from `LOOM_MAX_PERMUTATIONS`. The smaller of this and
-    /// [`Builder::max_executions`] applies.
+    /// [`RunConfig::max_executions`] applies.
     pub max_permutations: Option<usize>,
     /// loom: the checkpoint file (from `LOOM_CHECKPOINT_FILE`). Here it
     /// holds the first failing execution's replay token: a run writes it
@@ -118,6 +94,20 @@ pub struct Builder {
     pub budget: Option<Duration>,
 }
 
+impl std::ops::Deref for Builder {
+    type Target = RunConfig;
+
+    fn deref(&self) -> &RunConfig {
+        &self.run
+    }
+}
+
+impl std::ops::DerefMut for Builder {
+    fn deref_mut(&mut self) -> &mut RunConfig {
+        &mut self.run
+    }
+}
+
 impl Default for Builder {
     fn default() -> Builder {
         Builder::new()
@@ -127,23 +117,17 @@ impl Default for Builder {
 impl Builder {
     /// The default configuration, plus `SCOPECHECK_REPLAY` if it is set.
     pub fn new() -> Builder {
-        let d = RunConfig::default();
         let env = LoomEnv::read();
         let strategy = match std::env::var("SCOPECHECK_REPLAY") {
             Ok(t) if !t.trim().is_empty() => Strategy::Replay(t.trim().to_string()),
             _ => Strategy::Exhaustive,
         };
         Builder {
-            memory_model: MemoryModel::default(),
-            strategy,
-            max_executions: None,
-            max_duration: env.max_duration,
-            max_steps: d.max_steps,
-            stack_size: d.stack_size,
-            max_failures: 1,
-            record_races: false,
-            platform: Platform::default(),
-            progress: Progress::Fair,
+            run: RunConfig {
+                strategy,
+                max_duration: env.max_duration,
+                ..RunConfig::default()
+            },
             show_progress: None,
             progress_after: Duration::from_secs(3),
             max_threads: usize::MAX,
@@ -188,39 +172,30 @@ impl Builder {
         self
     }
 
+    /// The run's configuration as the check runs it: the model a replay
+    /// token names, loom's settings in the run's terms, checked.
     fn config(&self) -> RunConfig {
-        let mut model = self.memory_model;
-        if let Strategy::Replay(t) = &self.strategy {
+        let mut c = self.run.clone();
+        if let Strategy::Replay(t) = &c.strategy {
             match token::decode(t) {
-                Ok(tok) => model = tok.model,
+                Ok(tok) => c.model = tok.model,
                 Err(e) => panic!("scopecheck: SCOPECHECK_REPLAY / Strategy::Replay holds a bad token: {e}"),
             }
         }
-        let strategy = self.strategy.clone();
-        if let Err(e) = rt::validate_strategy(&strategy) {
+        if let Err(e) = rt::validate_strategy(&c.strategy) {
             panic!("scopecheck: Builder::strategy: {e}");
         }
-        check_progress(self.progress);
+        check_progress(c.progress);
         let bound = |v: usize| (v != usize::MAX).then_some(v);
-        let max_executions = match (self.max_executions, self.max_permutations) {
+        c.max_executions = match (c.max_executions, self.max_permutations) {
             (Some(a), Some(b)) => Some(a.min(b as u64)),
             (a, b) => a.or(b.map(|b| b as u64)),
         };
-        RunConfig {
-            model,
-            strategy,
-            max_executions,
-            max_duration: self.max_duration,
-            max_steps: self.max_steps,
-            stack_size: self.stack_size,
-            max_failures: self.max_failures.max(1),
-            record_races: self.record_races,
-            platform: self.platform.clone(),
-            progress: self.progress,
-            max_branches: bound(self.max_branches).map(|b| b as u64),
-            max_threads: bound(self.max_threads),
-            preemption_bound: self.preemption_bound.map(|b| u32::try_from(b).unwrap_or(u32::MAX)),
-        }
+        c.max_failures = c.max_failures.max(1);
+        c.max_branches = bound(self.max_branches).map(|b| b as u64);
+        c.max_threads = bound(self.max_threads);
+        c.preemption_bound = self.preemption_bound.map(|b| u32::try_from(b).unwrap_or(u32::MAX));
+        c
     }
 
     /// Explores `f` and returns what was found, without panicking on failures.
@@ -237,11 +212,11 @@ impl Builder {
             loom_compat::checkpoint_notice(path, replay.is_some());
         }
         let config = match &replay {
-            Some(tok) => Builder {
-                strategy: Strategy::Replay(tok.clone()),
-                ..self.clone()
+            Some(tok) => {
+                let mut b = self.clone();
+                b.strategy = Strategy::Replay(tok.clone());
+                b.config()
             }
-            .config(),
             None => self.config(),
         };
         let mut ticker = progress_line::wanted(self.show_progress).then(|| Ticker::new(self.progress_after));

@@ -66,7 +66,7 @@ fn peak_heap(f: impl FnOnce()) -> usize {
 
 fn builder(model: MemoryModel, strategy: Strategy) -> Builder {
     let mut b = Builder::new();
-    b.memory_model = model;
+    b.model = model;
     b.strategy = strategy;
     b.max_executions = Some(1);
     b.max_steps = 10_000_000;

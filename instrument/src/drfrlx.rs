@@ -380,7 +380,8 @@ pub fn class_at(site: SourceLoc, class: Option<Class>) -> Option<Class> {
 
 /// The order a relaxed access of `class` runs with: relaxed, except unpaired
 /// accesses while the run maps the program onto a DRFrlx system
-/// ([`rt::DrfrlxSystem`]), where they are `SeqCst`.
+/// ([`RunConfig::drfrlx_system`](rt::RunConfig::drfrlx_system)), where they
+/// are `SeqCst`.
 pub fn relaxed_order(class: Option<Class>) -> Order {
     match class {
         Some(Class::Unpaired) if rt::drfrlx_system() => Order::SeqCst,

@@ -17,8 +17,8 @@ use scopecheck_checker::failure::FailureKind;
 pub use scopecheck_checker::space::{FenceSpace, Space};
 
 pub use crate::gpu_alloc::{alloc_in, alloc_on_device, MemAtomic};
-pub use crate::gpu_record::{record, Outcome};
 pub use crate::gpu_sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch, MAX_EXPECTED};
+pub use crate::rt::records::{record, Outcome};
 pub use crate::typed::{Arithmetic, Bitwise, MinMax};
 pub use crate::value::{AtomicValue, ValueKind};
 pub use scopecheck_checker::memory::{DeviceAttributes, MemoryKind, Platform};

@@ -20,7 +20,7 @@
 
 use crate::raw_atomic::alloc;
 use crate::rt;
-use crate::thread::registry;
+use crate::rt::thread_registry as registry;
 use scopecheck_checker::event::{Loc, LocKind, Op, OpResult, Order, Scope, SourceLoc};
 use std::any::Any;
 use std::fmt;

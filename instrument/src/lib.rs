@@ -16,7 +16,6 @@ pub mod future;
 pub mod gpu;
 mod gpu_alloc;
 pub mod gpu_memory;
-mod gpu_record;
 mod gpu_sync;
 pub mod hint;
 pub mod lazy_static;

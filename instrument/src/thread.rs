@@ -7,7 +7,7 @@
 
 mod local;
 pub mod park;
-pub(crate) mod registry;
+pub(crate) use crate::rt::thread_registry as registry;
 
 pub use local::{AccessError, LocalKey};
 pub use park::park;

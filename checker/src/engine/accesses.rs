@@ -105,6 +105,9 @@ impl Engine {
         order: Order,
         src: SourceLoc,
     ) -> Result<(EventId, Value), Stop> {
+        if let Some(p) = self.graph.promise_at(t, self.graph.thread_len(t)) {
+            return self.promised_read(t, loc, order, p, src);
+        }
         let cands: Choices = self
             .candidates(t, loc)
             .into_iter()

@@ -21,6 +21,7 @@ mod deadline;
 mod hang;
 mod memory_race;
 mod ops;
+mod promised;
 mod race_check;
 mod replay_values;
 mod schedule;
@@ -166,6 +167,10 @@ pub struct Limits {
     /// `max_branches`); past it the execution fails as a runaway, in loom's
     /// words. `None`: no such bound.
     pub max_branches: Option<u64>,
+    /// Under a model that allows cycles in po ∪ rf (`c11`), whether the
+    /// explorer builds executions with one (default in `RunConfig`); off
+    /// for cross-checks against the litmus front end's own enumeration.
+    pub porf_cycles: bool,
 }
 
 /// Data races collected when [`Limits::record_races`] is set.
@@ -218,11 +223,19 @@ pub struct Engine {
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
     deadline: deadline::Deadline,
+    /// The canonical keys of the po ∪ rf-cyclic executions counted so far
+    /// (`promised.rs`: the explorer may reach one more than once).
+    cyclic_seen: std::collections::HashSet<String>,
+    /// Whether the current execution is a cyclic one already counted.
+    repeated: bool,
+    /// The verdict on the current execution's promises, once taken.
+    promise_verdict: Option<ExecutionEnd>,
 }
 
 impl Engine {
     /// An engine exploring under `model` with `strategy`.
-    pub fn new(model: MemoryModel, strategy: Box<dyn Strategy>, limits: Limits) -> Engine {
+    pub fn new(model: MemoryModel, mut strategy: Box<dyn Strategy>, limits: Limits) -> Engine {
+        strategy.set_porf_cycles(limits.porf_cycles);
         Engine {
             unfiltered: strategy.unfiltered(),
             wants_revisits: strategy.wants_revisits(),
@@ -233,6 +246,9 @@ impl Engine {
             pruned_now: false,
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
+            cyclic_seen: std::collections::HashSet::new(),
+            repeated: false,
+            promise_verdict: None,
             graph: ExecutionGraph::new(),
             model,
             stats: Stats::default(),
@@ -276,7 +292,7 @@ impl Engine {
     /// Whether the current execution is this run's to count and report (see
     /// [`crate::explore::Strategy::owns_execution`]).
     pub fn owns_execution(&self) -> bool {
-        self.strategy.owns_execution()
+        self.strategy.owns_execution() && !self.repeated
     }
 
     /// Prepares the next execution. Returns false when the exploration is over.
@@ -285,6 +301,8 @@ impl Engine {
             return false;
         }
         self.replayed = false;
+        self.repeated = false;
+        self.promise_verdict = None;
         self.branches = 0;
         self.pruned_now = false;
         // Only backward revisits, the `porf` model and the unfair progress
@@ -316,7 +334,7 @@ impl Engine {
             end
         };
         if std::mem::take(&mut self.pruned_now) && end == ExecutionEnd::Blocked {
-            if self.strategy.owns_execution() {
+            if self.owns_execution() {
                 self.stats.pruned += 1;
             }
             self.strategy.execution_done(&self.graph, end);
@@ -324,13 +342,23 @@ impl Engine {
         }
         // A complete execution the model's complete-graph axioms reject (c11)
         // did not happen: it ends as blocked, like an inconsistent step.
-        let end = if end == ExecutionEnd::Complete && self.model.check_complete(&self.graph).is_err() {
+        // A graph with promises is judged with them kept (`promised.rs`).
+        let end = if self.graph.promises().is_empty() {
+            end
+        } else {
+            self.judge_promised(end)
+        };
+        let end = if end == ExecutionEnd::Complete
+            && self.graph.promises().is_empty()
+            && self.model.check_complete(&self.graph).is_err()
+        {
             ExecutionEnd::Blocked
         } else {
             end
         };
-        if !self.strategy.owns_execution() {
-            // Another shard's execution: it counts there.
+        if !self.owns_execution() {
+            // Another shard's execution: it counts there (or a cyclic one
+            // counted already).
             self.strategy.execution_done(&self.graph, end);
             return;
         }

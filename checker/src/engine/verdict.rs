@@ -16,7 +16,14 @@ impl Engine {
     /// its first racing pair (under `Limits::record_races` it completes,
     /// counted racy, each new pair of source lines kept). Anything but a
     /// complete execution is returned as it is.
+    ///
+    /// An execution whose graph holds promises (po ∪ rf cycles under
+    /// `c11`) is judged with them kept, and may turn from failed to blocked
+    /// (a promise was broken): its failure is then not the program's.
     pub fn judge_complete(&mut self, end: ExecutionEnd) -> (ExecutionEnd, Option<Failure>) {
+        if !self.graph.promises().is_empty() {
+            return (self.judge_promised(end), None);
+        }
         if end != ExecutionEnd::Complete {
             return (end, None);
         }
@@ -47,6 +54,18 @@ impl Engine {
             }
         }
         (end, None)
+    }
+
+    /// Whether the model keeps the current execution, asked by a program
+    /// that is about to finish it (the litmus front end, before it records
+    /// the final state): its complete-graph axioms hold (`c11`), and, with
+    /// promised reads, they were kept (`promised.rs`). The verdict is the
+    /// one [`Engine::judge_complete`] then gives.
+    pub fn complete_execution_kept(&mut self) -> bool {
+        if !self.graph.promises().is_empty() {
+            return self.judge_promised(ExecutionEnd::Complete) == ExecutionEnd::Complete;
+        }
+        self.model.check_complete(&self.graph).is_ok()
     }
 
     /// The report of a pair in Vulkan's `dr`: a heterogeneous race when

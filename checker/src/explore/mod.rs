@@ -6,6 +6,7 @@
 //! set up the graph of the next execution in [`Strategy::next_execution`].
 //! A new strategy is one file implementing this trait (`pct.rs` is one).
 
+mod cyclic;
 pub mod pct;
 pub mod pool;
 pub mod preemption;
@@ -47,6 +48,11 @@ pub trait Strategy {
     fn takes_leftmost(&self) -> bool {
         false
     }
+
+    /// Whether the strategy may build graphs with a cycle in po ∪ rf under
+    /// a model that allows them (`cyclic.rs`; on unless turned off here,
+    /// for cross-checks against another enumeration of the cyclic ones).
+    fn set_porf_cycles(&mut self, _on: bool) {}
 
     /// Whether the strategy wants to see writes that only serve to compute
     /// backward revisits (RMWs that break atomicity).

@@ -15,6 +15,7 @@
 //! whose parent graph is saved until the level is done; until its turn it
 //! is kept as what rebuilds that graph from its level's (`revisit.rs`).
 
+use super::cyclic::{promise_reads, PromiseItem};
 use super::pool::{Subtree, WorkPool};
 use super::revisit::{needs_check, revisit_graph, revisit_view, Revisit};
 use super::Strategy;
@@ -37,6 +38,8 @@ enum Item {
     Mo { write: EventId, stamp: u32, pos: usize },
     /// A backward revisit, as what rebuilds the graph it produces.
     Revisit(Revisit),
+    /// A read promised the value of a write po ∪ rf-after it (`cyclic.rs`).
+    Promise(PromiseItem),
 }
 
 #[derive(Default)]
@@ -92,6 +95,8 @@ pub struct Trust {
     me: usize,
     /// The preemption bound, if any (see [`super::preemption`]).
     bound: Option<u32>,
+    /// Whether promises (po ∪ rf cycles) are turned off.
+    acyclic_only: bool,
 }
 
 impl Trust {
@@ -194,6 +199,14 @@ impl Trust {
                     owner: None,
                 }
             }
+            Item::Promise(p) => {
+                let mut g = base.clone();
+                Subtree {
+                    graph: p.rebuild(&mut g),
+                    moved_write: None,
+                    owner: None,
+                }
+            }
         })
     }
 
@@ -234,6 +247,13 @@ impl Trust {
                 }
                 Some(Item::Revisit(rv)) => {
                     let g1 = rv.rebuild(graph, model);
+                    let parent = std::mem::replace(graph, g1);
+                    self.levels.last_mut().expect("level").saved = Some(parent);
+                    self.levels.push(Level::default());
+                    return true;
+                }
+                Some(Item::Promise(p)) => {
+                    let g1 = p.rebuild(graph);
                     let parent = std::mem::replace(graph, g1);
                     self.levels.last_mut().expect("level").saved = Some(parent);
                     self.levels.push(Level::default());
@@ -451,6 +471,10 @@ impl Strategy for Trust {
         true
     }
 
+    fn set_porf_cycles(&mut self, on: bool) {
+        self.acyclic_only = !on;
+    }
+
     fn owns_execution(&self) -> bool {
         self.owned
     }
@@ -564,6 +588,13 @@ impl Strategy for Trust {
                 );
             }
             self.push(Item::Revisit(Revisit::new(g, r, w, rmw_source.is_some(), built)));
+        }
+        // Reads in w's prefix, under a model that allows po ∪ rf cycles (not
+        // for a tentative RMW: the engine takes its events back).
+        if model.allows_porf_cycles() && rmw_source.is_none() && !self.acyclic_only {
+            for r in promise_reads(g, w, model) {
+                self.push(Item::Promise(PromiseItem::new(g, r, w)));
+            }
         }
     }
 }

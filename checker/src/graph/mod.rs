@@ -11,11 +11,13 @@ use crate::event::*;
 use crate::scope::{mutually_inclusive, Actor};
 
 mod locs;
+mod promises;
 mod views;
 
 pub use crate::clock::Msg;
 pub use locs::LocData;
 use locs::LocTable;
+pub use promises::Promise;
 pub use views::View;
 use views::{Arena, NewViews};
 
@@ -64,6 +66,9 @@ pub struct ExecutionGraph {
     /// hint). Without one, every value is the same in every execution
     /// (the engine checks it), and replay need not refresh any.
     addresses: bool,
+    /// Reads promised a value a po ∪ rf-later write is to give them
+    /// (`promises.rs`; only under models without acyclic(po ∪ rf)).
+    promises: Vec<Promise>,
 }
 
 /// Emptied event vectors (not part of the graph's content: a clone starts
@@ -105,6 +110,7 @@ impl ExecutionGraph {
         self.placements.clear();
         self.arena.truncate(1);
         self.addresses = false;
+        self.promises.clear();
     }
 
     /// Whether the graph may hold values of a location of addresses
@@ -707,6 +713,7 @@ impl ExecutionGraph {
             arena: Arena::default(),
             porf_skipped: self.porf_skipped,
             addresses: self.addresses,
+            promises: self.promises.clone(),
         };
         g.arena = self.arena.prefix(g.arena_needed());
         let live = |e: &EventId| view.contains(*e);

@@ -32,6 +32,7 @@
 use super::relations::{Axiom, Rel, Relations};
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules};
+use std::collections::HashSet;
 
 /// How much of the model a graph is judged by.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,9 +69,21 @@ fn order_of(e: &Event) -> Option<Order> {
 impl C11 {
     /// Derives the C11 relations of `g`.
     pub fn of(g: &ExecutionGraph, judge: Judge) -> C11 {
+        C11::of_unsequenced(g, judge, &HashSet::new())
+    }
+
+    /// Derives the C11 relations of `g` where the pairs in `unsequenced`
+    /// (a po-before b in the graph) are not sequenced: the operands of one
+    /// C operator, which the front end issued in some order. They are
+    /// taken out of po (and so of sb and hb).
+    pub fn of_unsequenced(g: &ExecutionGraph, judge: Judge, unsequenced: &HashSet<(EventId, EventId)>) -> C11 {
         // Plain rules: the base's own sw/hb are not used, only po, rf, mo,
         // fr and rmw, which do not depend on them.
-        let base = Relations::of(g, SyncRules::default());
+        let mut base = Relations::of(g, SyncRules::default());
+        if !unsequenced.is_empty() {
+            let ids = &base.ids;
+            base.po = base.po.filter(|a, b| !unsequenced.contains(&(ids[a], ids[b])));
+        }
         let n = base.ids.len();
         let init = |i: usize| base.init_loc[i].is_some();
         let ev = |i: usize| (!init(i)).then(|| g.event(base.ids[i]));
@@ -254,11 +267,28 @@ pub fn check(g: &ExecutionGraph, judge: Judge) -> Result<(), Axiom> {
     C11::of(g, judge).check(g, judge)
 }
 
+/// [`check`] with the pairs in `unsequenced` not sequenced (see
+/// [`C11::of_unsequenced`]).
+pub fn check_unsequenced(
+    g: &ExecutionGraph,
+    judge: Judge,
+    unsequenced: &HashSet<(EventId, EventId)>,
+) -> Result<(), Axiom> {
+    C11::of_unsequenced(g, judge, unsequenced).check(g, judge)
+}
+
 /// The data races of a complete C11 execution (c11.cat's `dr`): two
 /// accesses of different threads to one location, one a write and one not
 /// atomic, neither happening before the other.
 pub fn races(g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
-    let m = C11::of(g, Judge::Complete);
+    races_unsequenced(g, &HashSet::new())
+}
+
+/// [`races`] with the pairs in `unsequenced` not sequenced, and also the
+/// unsequenced races among them (herd's c11.cat `ur`): two unsequenced
+/// accesses of one thread to one location, one a write.
+pub fn races_unsequenced(g: &ExecutionGraph, unsequenced: &HashSet<(EventId, EventId)>) -> Vec<(EventId, EventId)> {
+    let m = C11::of_unsequenced(g, Judge::Complete, unsequenced);
     let b = &m.base;
     let n = b.ids.len();
     let access = |i: usize| -> Option<(Loc, bool, bool)> {
@@ -276,12 +306,11 @@ pub fn races(g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
         let Some((la, wa, aa)) = access(a) else { continue };
         for c in a + 1..n {
             let Some((lc, wc, ac)) = access(c) else { continue };
-            let racy = la == lc
-                && (wa || wc)
-                && !(aa && ac)
-                && b.ids[a].thread != b.ids[c].thread
-                && !m.hb.has(a, c)
-                && !m.hb.has(c, a);
+            let conflict = la == lc && (wa || wc);
+            let unseq = unsequenced.contains(&(b.ids[a], b.ids[c])) || unsequenced.contains(&(b.ids[c], b.ids[a]));
+            let plain = !aa || !ac;
+            let data = plain && b.ids[a].thread != b.ids[c].thread && !m.hb.has(a, c) && !m.hb.has(c, a);
+            let racy = conflict && (unseq || data);
             if racy {
                 out.push((b.ids[a], b.ids[c]));
             }

@@ -121,6 +121,25 @@ impl MemoryModel {
         self == MemoryModel::Porf || self.is_hardware()
     }
 
+    /// Whether the model lets po ∪ rf be cyclic (it has no no-thin-air
+    /// axiom): then the optimal explorer also builds graphs with such
+    /// cycles (`explore/cyclic.rs`). Only `c11`; every other model keeps
+    /// its po ∪ rf-acyclic exploration unchanged.
+    #[inline]
+    pub fn allows_porf_cycles(self) -> bool {
+        self == MemoryModel::C11
+    }
+
+    /// Whether graphs `a` and `b` (the same events) have the same
+    /// happens-before, by the model's definition (for promised reads:
+    /// `engine/promised.rs`).
+    pub fn same_hb(self, a: &ExecutionGraph, b: &ExecutionGraph) -> bool {
+        if self == MemoryModel::C11 {
+            return c11::C11::of(a, c11::Judge::Complete).hb == c11::C11::of(b, c11::Judge::Complete).hb;
+        }
+        Relations::of(a, self.sync_rules()).hb == Relations::of(b, self.sync_rules()).hb
+    }
+
     /// The synchronization rules views are computed with.
     pub fn sync_rules(self) -> SyncRules {
         SyncRules {

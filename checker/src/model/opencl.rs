@@ -18,7 +18,7 @@
 use super::relations::Rel;
 use crate::event::*;
 use crate::graph::ExecutionGraph;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The address space of a location.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -182,6 +182,9 @@ struct Model<'g> {
     init: HashMap<Loc, usize>,
     /// co chains: per location, its writes' nodes, initial write first.
     chains: Vec<Vec<usize>>,
+    /// Pairs of one thread's events that are not sequenced (see
+    /// [`check_unsequenced`]).
+    unsequenced: HashSet<(EventId, EventId)>,
 }
 
 impl<'g> Model<'g> {
@@ -306,6 +309,7 @@ impl<'g> Model<'g> {
             index,
             init,
             chains,
+            unsequenced: HashSet::new(),
         }
     }
 
@@ -316,7 +320,13 @@ impl<'g> Model<'g> {
 
     fn po(&self, a: usize, b: usize) -> bool {
         let (x, y) = (self.nodes[a].id, self.nodes[b].id);
-        !x.is_init() && x.thread == y.thread && x.index < y.index
+        !x.is_init() && x.thread == y.thread && x.index < y.index && !self.unsequenced.contains(&(x, y))
+    }
+
+    /// Whether `a` and `b` are accesses of one thread that are not sequenced.
+    fn unsequenced_pair(&self, a: usize, b: usize) -> bool {
+        let (x, y) = (self.nodes[a].id, self.nodes[b].id);
+        self.unsequenced.contains(&(x, y)) || self.unsequenced.contains(&(y, x))
     }
 
     /// Same work-group of the same device (host threads are in none).
@@ -371,7 +381,21 @@ fn transpose(r: &Rel, n: usize) -> Rel {
 /// Judges a complete graph under the `opencl` model: `Err` with the first
 /// violated axiom, or the races and barrier divergences of a consistent graph.
 pub fn check(g: &ExecutionGraph, env: &OpenClEnv) -> Result<Judgement, OpenClAxiom> {
-    let m = Model::of(g, env);
+    check_unsequenced(g, env, &HashSet::new())
+}
+
+/// [`check`] where the pairs in `unsequenced` (a po-before b in the graph)
+/// are not sequenced: the operands of one C operator, which the front end
+/// issued in some order. They are out of sb (and so of hb), and two of
+/// them to one location, one a write, are an unsequenced race
+/// (opencl.cat's `ur`), listed with the races.
+pub fn check_unsequenced(
+    g: &ExecutionGraph,
+    env: &OpenClEnv,
+    unsequenced: &HashSet<(EventId, EventId)>,
+) -> Result<Judgement, OpenClAxiom> {
+    let mut m = Model::of(g, env);
+    m.unsequenced = unsequenced.clone();
     let n = m.nodes.len();
     let nodes = &m.nodes;
     // rf, co, and RMW atomicity (axiom 5) on the co chains.
@@ -517,9 +541,9 @@ pub fn check(g: &ExecutionGraph, env: &OpenClEnv) -> Result<Judgement, OpenClAxi
                 && y.kind != Kind::Init
                 && x.loc.is_some()
                 && x.loc == y.loc
-                && (x.is_write() || y.is_write())
-                && m.thread(a) != m.thread(b);
-            if conflict && !hb.has(a, b) && !hb.has(b, a) && !m.incl(a, b) {
+                && (x.is_write() || y.is_write());
+            let data = conflict && m.thread(a) != m.thread(b) && !hb.has(a, b) && !hb.has(b, a) && !m.incl(a, b);
+            if data || (conflict && m.unsequenced_pair(a, b)) {
                 let part = |node: &Node, other_writes: bool| {
                     // Name an RMW by the part that conflicts.
                     if node.kind == Kind::Rmw && !other_writes {

@@ -37,6 +37,7 @@ use super::gpu_cyclic::GpuJudge;
 use super::gpu_free::{self, FreeReads};
 use super::gpu_model::{self, GpuModel};
 use super::interp::{FinalState, Program};
+use super::unsequenced::Operands;
 use scopecheck_checker::clock::Clock;
 use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
 use scopecheck_checker::explore::reference::canonical_key;
@@ -52,6 +53,11 @@ use std::time::Instant;
 
 /// Runs of the test with a grown value domain, at most.
 pub const ROUNDS: usize = 4;
+
+/// Rounds of a C or OpenCL test's thread-by-thread enumeration, at most
+/// (its domains grow by every value a thread can write, so a computed
+/// value that grows shows in the second round).
+pub const SPLIT_ROUNDS: usize = 2;
 
 /// Graphs (rf and mo choices) judged per run, at most.
 pub const MAX_GRAPHS: u64 = 2_000_000;
@@ -242,9 +248,47 @@ fn skeleton(g: &ExecutionGraph, threads: ThreadId) -> String {
     s
 }
 
+/// How step 2 runs the test with the promising thread.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Step2 {
+    /// Each thread alone with the promising thread (`gpu_split.rs`), every
+    /// combination of one way per thread validated.
+    ThreadByThread,
+    /// All threads at once (every interleaving, rf and mo choice of all of
+    /// them and the promising thread's stores).
+    Whole,
+}
+
 /// Enumerates the executions of `prog` (whose `ghost` field it sets) under
 /// `model`, with `config` (its model and strategy are replaced).
+///
+/// Step 2 runs thread by thread first: a thread's events and values depend
+/// only on the values its own reads return, so running the threads at once
+/// repeats the same per-thread ways over every interleaving and mo order of
+/// the others (a three-thread C test ran 1,000,000 engine executions
+/// without finishing; thread by thread it took 4 s). A thread alone can
+/// read another thread's value only once it is in the domain, which the
+/// rounds grow (docs/c11-model.md section 4 says when that is complete);
+/// when they do not settle, or a budget of the split runs out, a C or
+/// OpenCL test is enumerated again with all threads at once, so a test the
+/// split cannot finish still gets the whole run's answer.
 pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Found {
+    let start = Instant::now();
+    let split = explore_as(prog, model, config, Step2::ThreadByThread);
+    let settled = split.incomplete.is_none() && split.run.complete;
+    let out_of_time = config.max_duration.is_some_and(|d| start.elapsed() >= d);
+    if settled || prog.test.gpu.is_some() || config.max_executions.is_some() || out_of_time {
+        return split;
+    }
+    let config = RunConfig {
+        max_duration: config.max_duration.map(|d| d.saturating_sub(start.elapsed())),
+        ..config.clone()
+    };
+    explore_as(prog, model, &config, Step2::Whole)
+}
+
+/// [`explore`] with step 2 run as `step2` says.
+fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2: Step2) -> Found {
     // The optimal explorer drives the runs whatever the strategy asked:
     // the reference enumerator tries every interleaving of the promising
     // thread's stores too (minutes on a six-access test). What is
@@ -254,6 +298,10 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
     let deadline = config.max_duration.map(|d| Instant::now() + d);
     let threads = prog.test.threads.len() as ThreadId;
     let ghost_thread = threads + 1;
+    let operands = match prog.test.gpu {
+        None => Operands::of(prog.test),
+        Some(_) => Operands::default(),
+    };
     let mut domain: Vec<(u32, u32, BTreeSet<u64>)> = Vec::new();
     for (k, (_, n)) in prog.layout.names.iter().enumerate() {
         for e in 0..*n {
@@ -315,6 +363,7 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
         let mut each = |base: &ExecutionGraph, state: &FinalState, free: Option<&FreeReads>| -> bool {
             validate(
                 prog,
+                &operands,
                 base,
                 state,
                 free,
@@ -354,15 +403,23 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
             }
             incomplete.is_none()
         };
-        let run = if prog.test.gpu.is_some() {
-            // PTX and Vulkan: thread by thread (gpu_split.rs).
-            // Vulkan's free reads are given their writes location by
-            // location (gpu_free.rs); PTX's no-thin-air axiom reads rf.
+        // Thread by thread, a C or OpenCL test's domains grow by every value
+        // a thread's way writes, not only the consistent executions': a
+        // thread alone reads another's value only from the domain (see
+        // `explore`).
+        let mut way_values: Option<Vec<BTreeSet<u64>>> = None;
+        let run = if step2 == Step2::ThreadByThread {
+            // Thread by thread (gpu_split.rs). Vulkan's free reads are given
+            // their writes location by location (gpu_free.rs); PTX's
+            // no-thin-air axiom reads rf.
             let vulkan = match model {
                 CyclicModel::Gpu(m, env) if m.has_races() => Some(env),
                 _ => None,
             };
             let runs = super::gpu_split::run_threads(p, &config, vulkan);
+            if prog.test.gpu.is_none() {
+                way_values = Some(written_by_ways(prog, runs.graphs(), &domain, ghost_thread));
+            }
             if runs.run.complete && runs.run.failures.is_empty() {
                 if let Err(why) = runs.combinations(ghost_thread, &mut |g, st, free| each(g, st, Some(free))) {
                     incomplete = Some(why);
@@ -405,6 +462,9 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
         if incomplete.is_none() {
             incomplete = tally.sampled.take();
         }
+        for (w, v) in written.iter_mut().zip(way_values.into_iter().flatten()) {
+            w.extend(v);
+        }
         let mut found = Found {
             states,
             graphs,
@@ -419,15 +479,16 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
         found.rejected = tally.rejected;
         // Judge again for races and divergence.
         for (i, g2) in found.graphs.iter().enumerate() {
+            let unsequenced = operands.pairs(g2, threads);
             match model {
                 CyclicModel::C11 => {
-                    let r = c11::races(g2);
+                    let r = c11::races_unsequenced(g2, &unsequenced);
                     if !r.is_empty() {
                         found.races.push((i, g2.clone(), r));
                     }
                 }
                 CyclicModel::OpenCl(env) => {
-                    if let Ok(j) = opencl::check(g2, env) {
+                    if let Ok(j) = opencl::check_unsequenced(g2, env, &unsequenced) {
                         if !j.races.is_empty() {
                             found.races.push((i, g2.clone(), j.races));
                         }
@@ -444,9 +505,16 @@ pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Fo
         if !grown || found.incomplete.is_some() || !found.run.complete || !found.run.failures.is_empty() {
             return found;
         }
-        if round == ROUNDS {
+        // Thread by thread, a domain that still grows after SPLIT_ROUNDS
+        // is a value computed without bound: the whole run (with its
+        // consistent-only growth) is tried instead, see `explore`.
+        let last = match (step2, prog.test.gpu.is_none()) {
+            (Step2::ThreadByThread, true) => SPLIT_ROUNDS,
+            _ => ROUNDS,
+        };
+        if round == last {
             found.incomplete = Some(format!(
-                "the values po ∪ rf cycles can justify did not settle in {ROUNDS} rounds (a value computed from \
+                "the values po ∪ rf cycles can justify did not settle in {last} rounds (a value computed from \
                  a value read grows without bound)"
             ));
             return found;
@@ -467,6 +535,28 @@ fn answered(test: &Test, states: &[FinalState]) -> bool {
         Quantifier::Exists | Quantifier::NotExists => states.iter().any(|s| super::interp::holds(&c.prop, s)),
         Quantifier::Forall => states.iter().any(|s| !super::interp::holds(&c.prop, s)),
     }
+}
+
+/// Per domain entry, the values the test's threads write in `graphs`
+/// (the promising thread's stores left out).
+fn written_by_ways<'g>(
+    prog: &Program,
+    graphs: impl Iterator<Item = &'g ExecutionGraph>,
+    domain: &[(u32, u32, BTreeSet<u64>)],
+    ghost: ThreadId,
+) -> Vec<BTreeSet<u64>> {
+    let mut out = vec![BTreeSet::new(); domain.len()];
+    for g in graphs {
+        for (i, (b, e, _)) in domain.iter().enumerate() {
+            let Some(loc) = loc_of(prog, g, *b, *e) else { continue };
+            for &w in &g.loc(loc).expect("loc").mo {
+                if w.thread != ghost {
+                    out[i].insert(g.write_value(loc, w));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What the validation may spend and what it rejected.
@@ -528,8 +618,10 @@ fn without_ghost(g: &ExecutionGraph, ghost: ThreadId) -> Option<ExecutionGraph> 
 /// writes, until it returns false; `free` reads (Vulkan, gpu_free.rs) take
 /// any value their threads ran with. An error says why it stopped early
 /// (the budget of graphs ran out, or the deadline passed).
+#[allow(clippy::too_many_arguments)]
 fn validate(
     prog: &Program,
+    operands: &Operands,
     base: &ExecutionGraph,
     state: &FinalState,
     free: Option<&FreeReads>,
@@ -566,6 +658,8 @@ fn validate(
         CyclicModel::Gpu(m, env) => Some(GpuJudge::new(m, env, prog.test, base)?),
         _ => None,
     };
+    // The operands of one C operator are not sequenced (unsequenced.rs).
+    let unsequenced = operands.pairs(base, prog.test.threads.len() as ThreadId);
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
     let mut g = base.clone();
     let mut rf_pick = vec![0usize; reads.len()];
@@ -636,8 +730,8 @@ fn validate(
                 continue;
             }
             let ok = match model {
-                CyclicModel::C11 => c11::check(&g, c11::Judge::Complete).is_ok(),
-                CyclicModel::OpenCl(env) => opencl::check(&g, env).is_ok(),
+                CyclicModel::C11 => c11::check_unsequenced(&g, c11::Judge::Complete, &unsequenced).is_ok(),
+                CyclicModel::OpenCl(env) => opencl::check_unsequenced(&g, env, &unsequenced).is_ok(),
                 CyclicModel::Gpu(..) => gpu.as_ref().is_some_and(|j| j.judge(&g).is_ok()),
             };
             if ok {

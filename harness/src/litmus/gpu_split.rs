@@ -131,6 +131,12 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
 }
 
 impl Runs {
+    /// The graphs of every thread's distinct ways (each with the promising
+    /// thread's stores it ran with; one per group of free-read values).
+    pub fn graphs(&self) -> impl Iterator<Item = &ExecutionGraph> + '_ {
+        self.per_thread.iter().flatten().map(|grp| &grp.graph)
+    }
+
     /// Calls `each` with every combination of one group per thread, as one
     /// graph (the promising thread dropped; reads still to be given their
     /// writes), its final state (the free reads' values aside) and its free

@@ -30,7 +30,7 @@ where
 /// A builder for `model` with `strategy`.
 pub fn builder(model: MemoryModel, strategy: Strategy) -> Builder {
     let mut b = Builder::new();
-    b.memory_model = model;
+    b.model = model;
     b.strategy = strategy;
     b
 }

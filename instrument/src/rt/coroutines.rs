@@ -5,7 +5,7 @@
 //! the only code that switches stacks.
 
 use super::{
-    finish_thread, leaks, overflow, panic_message, set_status, stacks, teardown, with_shared, Shared, CURRENT, YIELDERS,
+    finish_thread, leaks, overflow, panic_message, set_status, stacks, teardown, with_shared, CURRENT, YIELDERS,
 };
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use scopecheck_checker::engine::{ExecutionEnd, Sched, Stop, ThreadStatus};
@@ -94,7 +94,7 @@ pub(super) fn new_coroutine(th: &mut Threads, pool: &mut stacks::Pool, t: Thread
             body();
             // The thread's `thread_local!` values (and the last thread's
             // lazy statics) are dropped while it is still a model thread.
-            crate::thread::registry::thread_exit(t);
+            super::thread_registry::thread_exit(t);
         }));
         match r {
             Ok(()) => match finish_thread(t, SourceLoc::caller()) {
@@ -165,7 +165,7 @@ pub(super) fn resume(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, wit
                 Exit::Overflowed => {
                     let size = overflow::stack_size();
                     let f = with_shared(|s| {
-                        s.engine.failure(
+                        s.engine().failure(
                             FailureKind::StackOverflow,
                             overflow::message(t, size),
                             Some(t),
@@ -177,7 +177,7 @@ pub(super) fn resume(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, wit
                 }
                 Exit::Panicked(msg) => {
                     let f = with_shared(|s| {
-                        s.engine.failure(
+                        s.engine().failure(
                             FailureKind::Panic,
                             format!("thread {t} panicked: {msg}"),
                             Some(t),
@@ -241,7 +241,7 @@ pub(super) fn run_one(
     });
     drop(probes);
     let main_src = SourceLoc::caller();
-    with_shared(|s| s.engine.start_main(main_src));
+    with_shared(|s| s.engine().start_main(main_src));
     new_coroutine(th, pool, 0, Box::new(f));
     let mut outcome = resume(th, pool, 0, Resume::Go);
     if outcome.is_none() {
@@ -257,7 +257,10 @@ pub(super) fn run_one(
         // The decision the suspended thread took, or a new one.
         let sched = match th.decision.take() {
             Some(d) => d,
-            None => with_shared(|s| s.engine.schedule(&s.status)),
+            None => with_shared(|s| {
+                let (engine, status) = s.engine_and_status();
+                engine.schedule(status)
+            }),
         };
         match sched {
             Sched::Done => break Ok(ExecutionEnd::Complete),
@@ -267,7 +270,7 @@ pub(super) fn run_one(
                 // What the thread resumes with (`None`: it waits on), in
                 // one borrow of the shared state.
                 let step = with_shared(|s| {
-                    let Shared { engine, status, .. } = s;
+                    let (engine, status) = s.engine_and_status();
                     match &status[t as usize] {
                         ThreadStatus::SpinWait => {
                             engine.wake(t);
@@ -295,7 +298,7 @@ pub(super) fn run_one(
     let result = match result {
         Ok(ExecutionEnd::Complete) => match with_shared(|s| {
             s.leaks.first_leak().map(|l| {
-                s.engine
+                s.engine()
                     .failure(FailureKind::Leak, leaks::message(&l), None, vec![], Some(l.at))
             })
         }) {

@@ -1,19 +1,16 @@
-//! The DRFrlx rewrite: while a [`DrfrlxSystem`] guard is alive, a run maps
-//! a DRFrlx program onto a DRFrlx system in C11 terms (paired seq_cst
+//! The DRFrlx rewrite: a run with
+//! [`RunConfig::drfrlx_system`](super::RunConfig::drfrlx_system) maps a
+//! DRFrlx program onto a DRFrlx system in C11 terms (paired seq_cst
 //! accesses bracketed by seq_cst fences). Apart because it is one
 //! analysis's switch, consulted by the operation path but owned by no other
 //! part of the runtime.
 
-use super::with_shared;
+use super::{with_shared, SHARED};
 use scopecheck_checker::event::{Op, Order, ThreadId};
-use std::cell::Cell;
 
-thread_local! {
-    static DRFRLX_SYSTEM: Cell<bool> = const { Cell::new(false) };
-}
-
-/// While a `DrfrlxSystem` is alive, runs on this thread map a DRFrlx program onto a DRFrlx system in C11
-/// terms, as the DRFrlx check's weak-model run needs:
+/// Whether the run on this thread maps a DRFrlx program onto a DRFrlx
+/// system in C11 terms, as the DRFrlx check's weak-model run needs
+/// ([`RunConfig::drfrlx_system`](super::RunConfig::drfrlx_system)):
 /// - unpaired accesses run as `SeqCst` ([`crate::drfrlx::relaxed_order`]):
 ///   DRF1 keeps unpaired atomics in program order with the other atomics of
 ///   their thread, and `SeqCst` is C11's nearest order that does so (seed
@@ -28,34 +25,15 @@ thread_local! {
 ///   no illegal race, yet `rc11` lets its relaxed `Y` load be satisfied
 ///   before the paired `Z` load, which SC forbids).
 ///
-/// A guard rather than an on/off switch, so that a panic between the two
-/// (inside the checker, or a panicking callback) cannot leave later runs on
-/// this thread mapped.
-pub struct DrfrlxSystem {
-    _private: (),
-}
-
-impl DrfrlxSystem {
-    /// Turns the mapping on until the guard is dropped.
-    pub fn on() -> DrfrlxSystem {
-        DRFRLX_SYSTEM.with(|p| p.set(true));
-        DrfrlxSystem { _private: () }
-    }
-}
-
-impl Drop for DrfrlxSystem {
-    fn drop(&mut self) {
-        DRFRLX_SYSTEM.with(|p| p.set(false));
-    }
-}
-
-/// Whether a [`DrfrlxSystem`] guard is alive on this thread.
+/// A field of the run's state, not a switch of its own: it holds on every
+/// OS thread the run explores on (a parallel run's too) and ends with the
+/// run, however the run ends. False outside a model.
 pub fn drfrlx_system() -> bool {
-    DRFRLX_SYSTEM.with(|p| p.get())
+    SHARED.with(|s| s.try_borrow().ok().and_then(|s| s.as_ref().map(|s| s.drfrlx_system)) == Some(true))
 }
 
 /// Whether `op`, issued by thread `t`, is a paired access that
-/// a [`DrfrlxSystem`] run brackets with fences.
+/// a [`drfrlx_system`] run brackets with fences.
 pub(super) fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
     let order = match *op {
         Op::Load { order, .. } | Op::Store { order, .. } => order,
@@ -66,5 +44,5 @@ pub(super) fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
     // and release atomics are outside the model and keep their own
     // semantics here, so that what they allow beyond SC shows up (and is
     // blamed on them, not certified away by the fences).
-    order == Order::SeqCst && drfrlx_system() && with_shared(|s| s.engine.next_class(t).is_none())
+    order == Order::SeqCst && with_shared(|s| s.drfrlx_system && s.engine().next_class(t).is_none())
 }

@@ -115,7 +115,7 @@ fn stale(born: &Born, what: &str, used: &'static Location<'static>) {
     );
     let src = SourceLoc::from(used);
     let f = with_shared(|s| {
-        s.engine
+        s.engine()
             .failure(FailureKind::Misuse, message, Some(t), vec![], Some(src))
     });
     abort_with(Stop::Failure(f));

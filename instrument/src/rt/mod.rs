@@ -7,47 +7,47 @@
 //! coroutine, and the scheduler loop in [`run`] asks the engine which thread
 //! goes next.
 //!
+//! The loop over executions, the strategy factory, the parallel pool and
+//! the merging of results are the checker's driver
+//! ([`scopecheck_checker::driver`]); the runtime is the
+//! [`Program`](scopecheck_checker::driver::Program) it drives, which runs
+//! one execution.
+//!
 //! This file holds the per-execution state shim code reaches through
 //! thread-locals (`Shared`, the current thread, the yielders) and the small
-//! helpers around it; the rest is split by seam: `config` (run types),
-//! `parallel` (the parallel driver), `strategy` (the strategy factory),
-//! `exploration` (the loop over executions), `coroutines` (coroutine
-//! plumbing, one execution), `ops` (the operations shim code calls),
-//! `drfrlx_map` (the DRFrlx rewrite), and the smaller `cells`, `epoch`,
-//! `leaks`, `overflow`, `panic_hook`, `stacks`, `teardown`.
+//! helpers around it; the rest is split by seam: `runner` (the entry points
+//! and the runtime's side of a run), `coroutines` (coroutine plumbing, one
+//! execution), `ops` (the operations shim code calls), `drfrlx_map` (the
+//! DRFrlx rewrite), and the smaller `cells`, `epoch`, `leaks`, `overflow`,
+//! `panic_hook`, `stacks`, `teardown`.
 
 mod cells;
-mod config;
 mod coroutines;
 mod drfrlx_map;
 mod epoch;
-mod exploration;
 mod leaks;
 mod ops;
 mod overflow;
 mod panic_hook;
-mod parallel;
+pub(crate) mod records;
+mod runner;
 mod stacks;
-mod strategy;
 mod teardown;
+pub(crate) mod thread_registry;
 
-pub use config::{RunConfig, RunResult, StrategyChoice};
-pub use drfrlx_map::{drfrlx_system, DrfrlxSystem};
-pub use exploration::{check_not_nested, run, run_with};
+pub use drfrlx_map::drfrlx_system;
 pub use ops::{
     current_graph, discard, fail, last_read, observe, op, op_at, position, register_kernel, set_memory_kind,
     set_next_class, spawn_at, spin, spin_on, tick, yield_now,
 };
-pub use parallel::run_parallel;
+pub use runner::{check_not_nested, run, run_parallel, run_with};
+pub use scopecheck_checker::driver::{validate_strategy, RunConfig, RunResult, StrategyChoice};
 pub use stacks::stacks_made;
-pub use strategy::validate_strategy;
 
 // What the files of the runtime share with one another, named here once
 // so that each takes them from `super`.
 use coroutines::{run_one, Exit, Resume, ThreadCoroutine, Threads, Yield};
 use drfrlx_map::needs_paired_fences;
-use exploration::{deadline_reason, run_strategy};
-use strategy::{bound_applies, make_strategy};
 
 use corosensei::Yielder;
 use scopecheck_checker::engine::{Stop, ThreadStatus};
@@ -62,7 +62,10 @@ pub use panic_hook::panic_message;
 
 /// Per-execution shared state, reachable from shim code through a thread-local.
 struct Shared {
-    engine: Engine,
+    /// The engine, lent by the driver for the execution that runs (null
+    /// between executions; see `runner::Lent`). Reached through
+    /// [`Shared::engine`].
+    engine: *mut Engine,
     /// The stop that ended the execution early.
     stop: Option<Stop>,
     /// Threads spawned since the scheduler last looked, with their bodies.
@@ -83,6 +86,42 @@ struct Shared {
     /// many it may have (`RunConfig::max_threads`).
     threads_made: usize,
     max_threads: Option<usize>,
+    /// Whether the run maps a DRFrlx program onto a DRFrlx system
+    /// (`RunConfig::drfrlx_system`).
+    drfrlx_system: bool,
+}
+
+impl Shared {
+    /// The engine of the execution that runs.
+    #[inline]
+    fn engine(&mut self) -> &mut Engine {
+        self.engine_and_status().0
+    }
+
+    /// The engine and the threads' statuses, borrowed together.
+    #[inline]
+    fn engine_and_status(&mut self) -> (&mut Engine, &mut Vec<ThreadStatus>) {
+        // SAFETY: `engine` is either null or points to the engine the
+        // driver lent for the execution that runs (`runner::Lent` sets it
+        // from a `&mut Engine` the driver does not use until `execute`
+        // returns, and nulls it when `execute` returns or unwinds). All
+        // shim code runs on this OS thread inside that call, and every
+        // reference made here lives no longer than the `&mut self` borrow
+        // of the thread-local state, which is exclusive.
+        match unsafe { self.engine.as_mut() } {
+            Some(engine) => (engine, &mut self.status),
+            None => engine_not_lent(),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn engine_not_lent() -> ! {
+    panic!(
+        "scopecheck: the shim was used between two executions (from a callback of the run, say); shim objects \
+         can only be used by the program's threads while an execution runs"
+    )
 }
 
 thread_local! {
@@ -112,16 +151,28 @@ pub fn in_model() -> bool {
     CURRENT.with(|c| c.get().is_some())
 }
 
+/// Whether the model keeps the current execution, asked by a program
+/// about to finish it (all its threads done): under `c11`, its
+/// complete-graph axioms hold and any promised read (a cycle in po ∪ rf)
+/// was kept. Outside a model: true.
+pub fn complete_execution_kept() -> bool {
+    if CURRENT.with(|c| c.get()).is_none() {
+        return true;
+    }
+    with_shared(|s| s.engine().complete_execution_kept())
+}
+
 /// Whether the current execution counts in this run: always, except in a
 /// sharded run for the few executions every shard walks through but only
-/// shard 0 counts ([`StrategyChoice::Shard`]). A program that tallies its
-/// own executions (outcome histograms, say) should tally only these.
-/// Outside a model: true.
+/// shard 0 counts ([`StrategyChoice::Shard`]), and a po ∪ rf-cyclic
+/// execution under `c11` counted before (asked after
+/// [`complete_execution_kept`]). A program that tallies its own executions
+/// (outcome histograms, say) should tally only these. Outside a model: true.
 pub fn execution_counts() -> bool {
     if CURRENT.with(|c| c.get()).is_none() {
         return true;
     }
-    with_shared(|s| s.engine.owns_execution())
+    with_shared(|s| s.engine().owns_execution())
 }
 
 #[track_caller]
@@ -174,5 +225,5 @@ fn set_status(t: ThreadId, st: ThreadStatus) {
 
 /// Marks the end of the calling thread's user code (called by the runtime).
 fn finish_thread(t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
-    with_shared(|s| s.engine.thread_end(t, src))
+    with_shared(|s| s.engine().thread_end(t, src))
 }

@@ -48,12 +48,13 @@ pub(super) fn schedule_here(s: &mut Shared, t: ThreadId, op: &Op, src: SourceLoc
     if s.unstarted > 0 || !s.spawned.is_empty() {
         return Here::Suspend(None);
     }
-    match s.engine.schedule(&s.status) {
+    let (engine, status) = s.engine_and_status();
+    match engine.schedule(status) {
         Sched::Run(u) if u == t => {
-            let ThreadStatus::Op(op, src) = &s.status[t as usize] else {
+            let ThreadStatus::Op(op, src) = &status[t as usize] else {
                 unreachable!("the status was just set")
             };
-            match s.engine.visible(t, op, *src, &s.status) {
+            match engine.visible(t, op, *src, status) {
                 Ok(Some(r)) => Here::Done(r),
                 // It waits (a mutex it cannot take yet): the runtime chooses again.
                 Ok(None) => Here::Suspend(None),
@@ -87,7 +88,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
         })
     };
     if !op.is_visible() {
-        return match with_shared(|s| s.engine.invisible(t, &op, src)) {
+        return match with_shared(|s| s.engine().invisible(t, &op, src)) {
             Ok(v) => v,
             Err(stop) => abort_with(stop),
         };
@@ -103,7 +104,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     // While the thread replays the kept graph and its event is ready, it
     // runs on without a switch to the scheduler; past it, it takes the
     // scheduling decision here (one borrow of the shared state for both).
-    let here = with_shared(|s| match s.engine.replay_inline(t, &op, src) {
+    let here = with_shared(|s| match s.engine().replay_inline(t, &op, src) {
         Some(Ok(r)) => Here::Done(r),
         Some(Err(stop)) => Here::Abort(stop),
         None => schedule_here(s, t, &op, src),
@@ -175,10 +176,10 @@ pub(super) fn hint(yield_site: Option<SourceLoc>, on: Option<&'static str>) {
     let src = SourceLoc::caller();
     // Each hint is a step of the thread (max_steps, the deadline) first.
     let waits = with_shared(|s| {
-        s.engine.hint_step(t, src)?;
+        s.engine().hint_step(t, src)?;
         match yield_site {
-            Some(site) => s.engine.yield_hint(t, site),
-            None => s.engine.spin_at(t, WaitSite { src: Some(src), on }),
+            Some(site) => s.engine().yield_hint(t, site),
+            None => s.engine().spin_at(t, WaitSite { src: Some(src), on }),
         }
     });
     match waits {
@@ -200,7 +201,7 @@ pub fn tick(src: SourceLoc) {
     let Some(t) = CURRENT.with(|c| c.get()) else {
         return;
     };
-    if let Err(stop) = with_shared(|s| s.engine.step(t, src)) {
+    if let Err(stop) = with_shared(|s| s.engine().step(t, src)) {
         abort_with(stop);
     }
 }
@@ -227,7 +228,7 @@ pub fn fail(kind: FailureKind, message: String, fix: Option<String>, src: Source
     let Some(t) = CURRENT.with(|c| c.get()) else {
         panic!("scopecheck: {message}");
     };
-    let mut f = with_shared(|s| s.engine.failure(kind, message, Some(t), vec![], Some(src)));
+    let mut f = with_shared(|s| s.engine().failure(kind, message, Some(t), vec![], Some(src)));
     f.set_fix(fix);
     abort_with(Stop::Failure(f));
 }
@@ -235,20 +236,20 @@ pub fn fail(kind: FailureKind, message: String, fix: Option<String>, src: Source
 /// Records that `loc`, just allocated, lives in `res` (a memory kind, seed
 /// 001): the checker then judges whether its system-scope atomics are atomic.
 pub fn set_memory_kind(loc: Loc, res: Residence) {
-    with_shared(|s| s.engine.set_memory_kind(loc, res));
+    with_shared(|s| s.engine().set_memory_kind(loc, res));
 }
 
 /// Records a kernel launch on `device` whose block `b` is the threads
 /// `blocks[b]` (the occupancy-bound progress model dispatches blocks).
 pub fn register_kernel(device: u32, blocks: Vec<Vec<ThreadId>>) {
-    with_shared(|s| s.engine.register_kernel(device, blocks));
+    with_shared(|s| s.engine().register_kernel(device, blocks));
 }
 
 /// Announces the DRFrlx class of the calling thread's next access (`None`
 /// clears it). The shim's classified atomics set it around each operation.
 pub fn set_next_class(class: Option<RlxClass>) {
     let Some(t) = CURRENT.with(|c| c.get()) else { return };
-    with_shared(|s| s.engine.set_next_class(t, class));
+    with_shared(|s| s.engine().set_next_class(t, class));
 }
 
 /// The read event of the calling thread's latest load or RMW (the read part
@@ -256,8 +257,8 @@ pub fn set_next_class(class: Option<RlxClass>) {
 pub fn last_read() -> Option<EventId> {
     let t = CURRENT.with(|c| c.get())?;
     with_shared(|s| {
-        let end = s.engine.cursor(t);
-        let evs = s.engine.graph.thread_events(t);
+        let end = s.engine().cursor(t);
+        let evs = s.engine().graph.thread_events(t);
         (0..end.min(evs.len() as u32))
             .rev()
             .find(|&i| matches!(evs[i as usize].kind, EventKind::Read(_)))
@@ -276,7 +277,7 @@ pub fn observe(of: EventId) {
 /// re-execution of the same program path).
 pub fn position() -> Option<(ThreadId, u32)> {
     let t = CURRENT.with(|c| c.get())?;
-    Some((t, with_shared(|s| s.engine.cursor(t))))
+    Some((t, with_shared(|s| s.engine().cursor(t))))
 }
 
 /// A copy of the current execution graph (for drawing a witness).
@@ -285,5 +286,5 @@ pub fn current_graph() -> ExecutionGraph {
     if CURRENT.with(|c| c.get()).is_none() {
         outside_model("current_graph")
     }
-    with_shared(|s| s.engine.graph.clone())
+    with_shared(|s| s.engine().graph.clone())
 }

@@ -3,12 +3,12 @@
 //! result ([`RunResult`], with the merge of shard results). Plain data,
 //! apart from the code that acts on it.
 
-use crate::gpu_record::Outcome;
-use scopecheck_checker::engine::Stats;
-use scopecheck_checker::failure::Failure;
-use scopecheck_checker::memory::Platform;
-use scopecheck_checker::progress::Progress;
-use scopecheck_checker::MemoryModel;
+use crate::engine::Stats;
+use crate::failure::Failure;
+use crate::memory::Platform;
+use crate::model::MemoryModel;
+use crate::outcome::Outcome;
+use crate::progress::Progress;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -54,43 +54,70 @@ pub enum StrategyChoice {
 /// Everything a run needs to know.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
-    /// Memory model.
+    /// The memory model (default `cpp20`: C++20's model, which Rust uses).
     pub model: MemoryModel,
-    /// Strategy.
+    /// The exploration strategy (default exhaustive).
     pub strategy: StrategyChoice,
-    /// Stop after this many executions (the run is then incomplete).
+    /// Stop after this many executions (the run, and its report, then say
+    /// it is incomplete).
     pub max_executions: Option<u64>,
     /// Stop after this much time (the run is then incomplete), even inside
     /// an execution: the engine reads the clock every few steps
-    /// ([`Limits::deadline`](scopecheck_checker::engine::Limits::deadline)),
-    /// and an execution it cuts is neither counted nor reported.
+    /// ([`Limits::deadline`](crate::engine::Limits::deadline)),
+    /// and an execution it cuts is neither counted nor reported: what it
+    /// would have done is unknown. Code that loops without touching a shim
+    /// object cannot be interrupted.
     pub max_duration: Option<Duration>,
-    /// Steps one thread may take in one execution.
+    /// Steps one thread may take in one execution before it is reported as
+    /// runaway: its operations and its spin hints (`spin_loop`,
+    /// `yield_now`).
     pub max_steps: u64,
-    /// Stack size of each model thread (default 2 MiB, std's for a spawned
-    /// thread); an overflow fails the execution (`overflow`).
+    /// Stack size of each model thread, in bytes (default 2 MiB, as a std
+    /// thread gets; below it lies a guard page). A thread that overflows it
+    /// fails its execution with a
+    /// [`FailureKind::StackOverflow`](crate::failure::FailureKind::StackOverflow)
+    /// report (Linux; elsewhere the process crashes as with std). Read by
+    /// the program runner (the shim's runtime), not by the driver.
     pub stack_size: usize,
-    /// Keep exploring after a failure (collect up to this many).
+    /// How many failures to collect before stopping (default 1).
     pub max_failures: usize,
-    /// Keep going after data races, collecting them in
-    /// [`RunResult::races`] (herd's treatment; for litmus tests).
+    /// Keep exploring through data and heterogeneous races (default false):
+    /// every execution runs to its end, each distinct racing pair of source
+    /// lines is reported once ([`RunResult::races`]), and what racy
+    /// executions do afterwards is still explored (herd's treatment; it
+    /// shows, say, both the scope mismatch on a flag and the data race it
+    /// lets through).
     pub record_races: bool,
     /// The platform: device attributes that decide whether system-scope
-    /// atomics on memory of a given kind are atomic (seed 001).
+    /// atomics on memory of a given kind (`gpu::alloc_in`) are atomic (seed
+    /// 001, Atomicity). Default: every attribute 0.
     pub platform: Platform,
-    /// The forward-progress model (which spin-waits are hangs).
+    /// The forward-progress model: which spin-waits are hangs (default fair).
     pub progress: Progress,
     /// Steps all threads together may take in one execution (loom's
     /// `max_branches`; `None`: no bound).
     pub max_branches: Option<u64>,
     /// Threads one execution may have, the main thread included (loom's
-    /// `max_threads`; `None`: no bound). A spawn past it panics.
+    /// `max_threads`; `None`: no bound). A spawn past it panics. Read by
+    /// the program runner (the shim's runtime), not by the driver.
     pub max_threads: Option<usize>,
     /// A preemption bound with loom's meaning, for the exhaustive and the
     /// reference strategies: every execution that some interleaving with
     /// at most this many preemptions reaches is explored (the exhaustive
     /// explorer explores some with more too). `None`: no bound.
     pub preemption_bound: Option<u32>,
+    /// Run the program as a DRFrlx system in C11 terms (the DRFrlx check's
+    /// weak-model run): unpaired classified accesses as `SeqCst`, and every
+    /// paired access (a `SeqCst` access without a DRFrlx class) between two
+    /// `SeqCst` fences. A setting of the run, so it holds on every OS thread
+    /// the run uses and ends with the run, however the run ends. Read by the
+    /// program runner (the shim's runtime), not by the driver.
+    pub drfrlx_system: bool,
+    /// Under `c11` (a model without acyclic(po ∪ rf)), whether the
+    /// exhaustive explorer also builds executions with a cycle in po ∪ rf
+    /// (default; docs/c11-model.md section 4). `false` keeps to the
+    /// po ∪ rf-acyclic ones (the litmus front end's cross-checks).
+    pub porf_cycles: bool,
 }
 
 impl Default for RunConfig {
@@ -111,6 +138,8 @@ impl Default for RunConfig {
             max_branches: None,
             max_threads: None,
             preemption_bound: None,
+            drfrlx_system: false,
+            porf_cycles: true,
         }
     }
 }

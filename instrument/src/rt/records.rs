@@ -1,4 +1,5 @@
-//! Outcome recording inside kernels: [`record`] lets any model thread (a
+//! Outcome recording inside kernels (the runtime's: it takes the records
+//! at the end of each execution; `gpu::record` is its public face): [`record`] lets any model thread (a
 //! kernel thread, or the host) name a value it saw, and the run collects,
 //! per complete execution, the map of everything recorded into the outcome
 //! histogram of its report (`Report::outcomes`), so a test need not route
@@ -21,30 +22,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::Location;
 
-/// What one execution recorded: each key with the value recorded under it,
-/// ordered by key. Shown as `key=value; key=value` (values as `Debug` shows
-/// them).
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Outcome(pub BTreeMap<String, String>);
-
-impl Outcome {
-    /// The value recorded under `key`, as `Debug` showed it.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(String::as_str)
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (k, v)) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{k}={v}")?;
-        }
-        Ok(())
-    }
-}
+pub use scopecheck_checker::outcome::Outcome;
 
 /// The current execution's records, with where each key was recorded.
 struct Recorded {

@@ -1,25 +1,37 @@
 //! The parallel driver ([`run_parallel`]): one exhaustive exploration
-//! shared by several OS threads through the checker's work pool, their
-//! results merged. Apart because it is the one part of the runtime that
-//! crosses OS threads; each explorer thread runs the ordinary loop.
+//! shared by several OS threads through the work pool, their results
+//! merged. Apart because it is the one part of the driver that crosses OS
+//! threads; each explorer thread runs the ordinary loop.
 
-use super::{check_not_nested, deadline_reason, run_strategy, RunConfig, RunResult};
-use scopecheck_checker::explore::{
+use super::run::{deadline_reason, explore_with};
+use super::{Program, RunConfig, RunResult};
+use crate::explore::{
     pool::{PoolStop, WorkPool},
     trust::Trust,
 };
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Runs the exhaustive exploration of `f` on `threads` OS threads that
-/// share the work as it comes ([`WorkPool`]: an explorer gives the oldest
-/// subtree it holds to one that waits), and merges their results: the counts
-/// are exactly those of one exhaustive run. `config.strategy` is ignored;
+/// Runs the exhaustive exploration of a program on `threads` OS threads
+/// that share the work as it comes ([`WorkPool`]: an explorer gives the
+/// oldest subtree it holds to one that waits), and merges their results:
+/// the counts are exactly those of one exhaustive run. Each OS thread runs
+/// the program it gets from `make` (called on that thread, once, when
+/// the thread first gets work). `config.strategy` is ignored;
 /// `max_executions` and `max_duration` bound the whole run.
-pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -> RunResult {
-    // Before any explorer thread starts: they have their own thread-locals,
-    // so only this thread can tell that it already runs a model.
-    check_not_nested("Builder::explore_parallel");
+pub fn run_parallel<P: Program>(config: &RunConfig, threads: usize, make: &(dyn Fn() -> P + Sync)) -> RunResult {
+    if config.model.allows_porf_cycles() && config.porf_cycles {
+        // The explorer counts each po ∪ rf-cyclic execution once by the
+        // keys its one engine keeps (docs/c11-model.md section 4): two
+        // explorers reaching the same one would both count it. Such a run
+        // is explored by one explorer, on this thread.
+        let one = RunConfig {
+            strategy: super::StrategyChoice::Exhaustive,
+            ..config.clone()
+        };
+        let strategy = super::strategy_for(&one).expect("the exhaustive strategy exists");
+        return super::explore(&one, strategy, &mut make(), &mut |_, _| {});
+    }
     let threads = threads.max(1);
     let start = Instant::now();
     let deadline = config.max_duration.and_then(|d| start.checked_add(d));
@@ -33,11 +45,19 @@ pub fn run_parallel(config: &RunConfig, threads: usize, f: &(dyn Fn() + Sync)) -
     // One explorer per OS thread; the calling thread is one of them.
     let explore = |pool: &Arc<WorkPool>, me: usize| {
         let mut mine: Vec<RunResult> = Vec::new();
+        // Made when the first subtree comes, kept for the others.
+        let mut program: Option<P> = None;
         while let Some(subtree) = pool.take(me) {
             let strategy = Box::new(Trust::worker(pool.clone(), subtree, me).with_bound(bound));
             // Each explorer also watches the pool's deadline inside its
             // executions: the pool itself only looks between them.
-            let (r, cut) = run_strategy(&each, deadline, strategy, f, &mut |_, _| {});
+            let (r, cut) = explore_with(
+                &each,
+                deadline,
+                strategy,
+                program.get_or_insert_with(make),
+                &mut |_, _| {},
+            );
             if cut {
                 pool.stop(PoolStop::Deadline);
             }

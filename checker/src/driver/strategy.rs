@@ -4,7 +4,7 @@
 //! that names the concrete explorers.
 
 use super::{RunConfig, StrategyChoice};
-use scopecheck_checker::explore::{
+use crate::explore::{
     pct::Pct,
     random::RandomWalk,
     reference::Reference,
@@ -12,7 +12,7 @@ use scopecheck_checker::explore::{
     trust::{Shard, Trust},
     Strategy,
 };
-use scopecheck_checker::token;
+use crate::token;
 
 /// Whether `c` names a strategy that exists: a shard `index` below its
 /// `count`, a PCT depth of at least 1. The error says what is wrong.
@@ -35,7 +35,14 @@ pub fn validate_strategy(c: &StrategyChoice) -> Result<(), String> {
     }
 }
 
-pub(super) fn make_strategy(c: &StrategyChoice, bound: Option<u32>) -> Result<Box<dyn Strategy>, String> {
+/// The explorer `config` asks for (its strategy, under its preemption
+/// bound where one applies), or what is wrong with the choice (a shard
+/// that does not exist, a malformed replay token, ...).
+pub fn strategy_for(config: &RunConfig) -> Result<Box<dyn Strategy>, String> {
+    make_strategy(&config.strategy, bound_applies(config))
+}
+
+fn make_strategy(c: &StrategyChoice, bound: Option<u32>) -> Result<Box<dyn Strategy>, String> {
     validate_strategy(c)?;
     Ok(match (c, bound) {
         (StrategyChoice::Exhaustive, Some(b)) => Box::new(Trust::bounded(b)),
@@ -51,7 +58,7 @@ pub(super) fn bound_applies(config: &RunConfig) -> Option<u32> {
         .filter(|_| matches!(config.strategy, StrategyChoice::Exhaustive | StrategyChoice::Reference))
 }
 
-pub(super) fn make_unbounded(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
+fn make_unbounded(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
     Ok(match c {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),

@@ -1,4 +1,6 @@
-//! What the runtime keeps per model thread for the loom-style thread API:
+//! What the runtime keeps per model thread for the loom-style thread API
+//! (the runtime's: it ends a thread's values when the thread ends;
+//! `thread` and `lazy_static` are its front ends):
 //! names and `thread_local!` values, and the values of
 //! `lazy_static!`s, all belonging to one execution.
 //!

@@ -1,0 +1,87 @@
+//! Promised reads: how a graph with a cycle in po ∪ rf is built one event
+//! at a time (docs/c11-model.md section 4).
+//!
+//! Under a model without acyclic(po ∪ rf) (`c11`), a read may read a write
+//! that depends on the read itself (load buffering). Events are added in an
+//! order compatible with po and rf, so such a read cannot name its write
+//! when it is added. The explorer instead gives the read a *promise*: the
+//! value of a write it saw in an earlier execution (`write`, at that
+//! position of that thread). The read is added reading the initial write as
+//! a placeholder (no synchronization, no coherence constraint), with the
+//! promised value; the program runs on with it. When the execution ends,
+//! the promise is kept only if the write is there, at its position, writing
+//! that value: then [`ExecutionGraph::with_promises_kept`] gives the graph
+//! with the read reading that write, which the model judges from its
+//! definitions. A value nobody writes is therefore never read.
+
+use super::ExecutionGraph;
+use crate::event::*;
+
+/// A read promised the value of a write po ∪ rf-after it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Promise {
+    /// The read (added, or still to be added at this position).
+    pub read: EventId,
+    /// The write it is to read, at this position of its thread.
+    pub write: EventId,
+    /// The location of both.
+    pub loc: Loc,
+    /// The value the write must write (and the read returns).
+    pub value: Value,
+}
+
+impl ExecutionGraph {
+    /// The promises of this graph (empty except under a model that allows
+    /// cycles in po ∪ rf).
+    #[inline]
+    pub fn promises(&self) -> &[Promise] {
+        &self.promises
+    }
+
+    /// The promise made to the read at position `index` of thread `t`.
+    #[inline]
+    pub fn promise_at(&self, t: ThreadId, index: u32) -> Option<Promise> {
+        if self.promises.is_empty() {
+            return None;
+        }
+        self.promises.iter().find(|p| p.read == EventId::new(t, index)).copied()
+    }
+
+    /// Adds a promise (the explorer, for a graph cut back to before its read).
+    pub fn add_promise(&mut self, p: Promise) {
+        self.promises.push(p);
+    }
+
+    /// Whether every promise is kept by the graph so far: each promised read
+    /// is there, a read of its location returning the promised value, and
+    /// so is its write, writing that value.
+    pub fn promises_kept(&self) -> bool {
+        self.promises.iter().all(|p| {
+            let read_ok = self.contains(p.read)
+                && matches!(&self.event(p.read).kind, EventKind::Read(r) if r.loc == p.loc && r.value == p.value);
+            let write_ok = self.contains(p.write)
+                && matches!(&self.event(p.write).kind, EventKind::Write(w) if w.loc == p.loc && w.value == p.value);
+            read_ok && write_ok
+        })
+    }
+
+    /// The graph with every promise kept: each promised read reads its
+    /// write. `None` when a promise is broken ([`Self::promises_kept`]).
+    /// Views are not recomputed: the result is for judging by the model's
+    /// definitions (`model::relations`, `c11`), which derive everything
+    /// from po, rf and mo. (Only plain loads are promised values: an RMW's
+    /// read part would also need its write part moved in mo.)
+    pub fn with_promises_kept(&self) -> Option<ExecutionGraph> {
+        if !self.promises_kept() {
+            return None;
+        }
+        let mut g = self.clone();
+        for p in &self.promises {
+            if let EventKind::Read(r) = &mut g.event_mut(p.read).kind {
+                r.rf = p.write;
+            }
+        }
+        g.promises.clear();
+        Some(g)
+    }
+}
