@@ -99,6 +99,10 @@ pub enum CyclicModel<'a> {
     Gpu(GpuModel, &'a GpuEnv),
 }
 
+/// A racy execution: its index in [`Found::states`], its graph and its
+/// racing pairs.
+pub type RacyExecution = (usize, ExecutionGraph, Vec<(EventId, EventId)>);
+
 /// What the enumeration found.
 pub struct Found {
     /// Each consistent execution's final state, one entry per execution.
@@ -107,7 +111,7 @@ pub struct Found {
     pub graphs: Vec<ExecutionGraph>,
     /// Racing pairs of each racy execution, with its graph and its index
     /// in `states` (a `filter` drops the races of executions it drops).
-    pub races: Vec<(usize, ExecutionGraph, Vec<(EventId, EventId)>)>,
+    pub races: Vec<RacyExecution>,
     /// Barrier divergence found (opencl).
     pub divergence: BTreeSet<opencl::Divergence>,
     /// Graphs judged and rejected (with repetitions).
