@@ -323,9 +323,11 @@ impl Engine {
         true
     }
 
-    /// Ends the current execution. A replay may turn a failure into no
-    /// result (the failure is not the token's): see
-    /// [`Engine::replay_diverged`], which the caller asks before reporting it.
+    /// Ends the current execution with `end` as [`Engine::judge_complete`]
+    /// gave it (the model's verdict on the complete graph is taken there,
+    /// once: not again here). A replay may turn a failure into no result
+    /// (the failure is not the token's): see [`Engine::replay_diverged`],
+    /// which the caller asks before reporting it.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
         let end = if end != ExecutionEnd::Complete && self.checks_steps && !self.strategy.accepts_end(&self.graph, end)
         {
@@ -340,22 +342,6 @@ impl Engine {
             self.strategy.execution_done(&self.graph, end);
             return;
         }
-        // A complete execution the model's complete-graph axioms reject (c11)
-        // did not happen: it ends as blocked, like an inconsistent step.
-        // A graph with promises is judged with them kept (`promised.rs`).
-        let end = if self.graph.promises().is_empty() {
-            end
-        } else {
-            self.judge_promised(end)
-        };
-        let end = if end == ExecutionEnd::Complete
-            && self.graph.promises().is_empty()
-            && self.model.check_complete(&self.graph).is_err()
-        {
-            ExecutionEnd::Blocked
-        } else {
-            end
-        };
         if !self.owns_execution() {
             // Another shard's execution: it counts there (or a cyclic one
             // counted already).
