@@ -3,8 +3,9 @@
 //! writes in mo order, the initial write implicitly first).
 //!
 //! The graph also computes the views of every event when it is added (see
-//! `views.rs`, where each rule cites the RC11 definition it implements,
-//! and [`ExecutionGraph::hb`] and its neighbours to ask them).
+//! `sw.rs`, the one synchronizes-with rule with the RC11 definition it
+//! implements, `views.rs` for how views are stored, and
+//! [`ExecutionGraph::hb`] and its neighbours to ask them).
 
 use crate::clock::Clock;
 use crate::event::*;
@@ -13,6 +14,7 @@ use crate::scope::{mutually_inclusive, Actor};
 mod locs;
 mod mo;
 mod promises;
+mod sw;
 mod views;
 
 pub use crate::clock::Msg;
