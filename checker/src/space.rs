@@ -11,7 +11,7 @@
 //! implemented where its comment says:
 //!
 //! 1. **Program order, spawn, join** order both spaces
-//!    (`graph/views.rs`: a new event starts from its predecessor's view,
+//!    (`graph/sw.rs`: a new event starts from its predecessor's view,
 //!    both components, and its own prefix counts in both).
 //! 2. **Atomic synchronization** (release/acquire, fences, release
 //!    sequences) orders both spaces: the view a release publishes is the

@@ -32,7 +32,7 @@ pub trait Semantics {
     /// The model's byte in replay tokens (`token.rs`): fixed forever, since
     /// printed tokens name models by it.
     const CODE: u8;
-    /// How views synchronize: the rules `graph/views.rs` computes hb and
+    /// How views synchronize: the rules `graph/sw.rs` computes hb and
     /// the release sequences with.
     const SYNC: SyncRules;
     /// Whether executions are explored coherently: a read reads at or

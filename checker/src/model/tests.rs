@@ -1,5 +1,5 @@
 //! Unit tests of the model interface on scripted graphs: each model's
-//! answers, and the incremental views (`graph/views.rs`, the one
+//! answers, and the incremental views (`graph/sw.rs`, the one
 //! synchronizes-with rule) against the declarative relations
 //! (`relations.rs`) on scoped and unscoped graphs.
 
@@ -257,7 +257,7 @@ fn hb_both_ways(g: &ExecutionGraph, rules: SyncRules) -> (Pairs, Pairs) {
     (by_views, by_relations)
 }
 
-/// The one sw rule of `graph/views.rs` gives every event the hb the
+/// The one sw rule of `graph/sw.rs` gives every event the hb the
 /// declarative relations derive, under every model's rules: unscoped
 /// (sc, rc11, cpp20) and scoped (src11, with threads in different warps
 /// and blocks and accesses at every scope).
