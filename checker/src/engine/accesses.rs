@@ -67,7 +67,7 @@ impl Engine {
             // cost more than the check).
             let id = self
                 .graph
-                .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
+                .push_event(t, kind, src, self.performing.scope, self.model.sync_rules(), false);
             let ok = self.model.check_added(&self.graph, id).is_ok();
             self.graph.pop_event(t);
             if ok {
@@ -176,9 +176,14 @@ impl Engine {
         });
         if self.choices_filtered(order.is_sc()) {
             // Tried on the graph itself in every place, then taken back.
-            let id = self
-                .graph
-                .push_event(t, kind.clone(), src, self.cur_scope, self.model.sync_rules(), false);
+            let id = self.graph.push_event(
+                t,
+                kind.clone(),
+                src,
+                self.performing.scope,
+                self.model.sync_rules(),
+                false,
+            );
             let mut keep = Places::new();
             let mut placed: Option<usize> = None;
             for &p in &places {
@@ -495,7 +500,7 @@ impl Engine {
         });
         let rid = self
             .graph
-            .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
+            .push_event(t, kind, src, self.performing.scope, self.model.sync_rules(), false);
         let wk = EventKind::Write(WriteEvent {
             loc,
             order: wo,
@@ -504,10 +509,10 @@ impl Engine {
         });
         let wid = self
             .graph
-            .push_event(t, wk, src, self.cur_scope, self.model.sync_rules(), false);
+            .push_event(t, wk, src, self.performing.scope, self.model.sync_rules(), false);
         // The strategy may keep this graph as a revisit: its events carry
         // the thread's DRFrlx class like those `push` adds.
-        let class = self.next_class.get(t as usize).copied().flatten();
+        let class = self.performing.class;
         self.graph.event_mut(rid).rlx = class;
         self.graph.event_mut(wid).rlx = class;
         let pos = self.graph.mo_position(loc, w) + 1;
