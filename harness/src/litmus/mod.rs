@@ -38,8 +38,11 @@ pub(crate) mod filter;
 // for the `scopecheck` command and the corpus tests.
 pub mod expect;
 pub(crate) mod gpu;
+pub(crate) mod gpu_cond;
 pub(crate) mod gpu_cyclic;
+pub(crate) mod gpu_expand;
 pub(crate) mod gpu_free;
+pub(crate) mod gpu_init;
 pub(crate) mod gpu_model;
 pub(crate) mod gpu_split;
 pub(crate) mod gpu_ssw;
