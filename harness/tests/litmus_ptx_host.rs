@@ -67,9 +67,9 @@ fn a_constant_is_only_ld_s_operand() {
         model: Some("ptx7.5".parse::<LitmusModel>().unwrap()),
         ..Options::default()
     };
-    let e = check_source("bad.litmus", src, &opts)
-        .err()
-        .expect("cold of a constant is refused");
+    let Err(e) = check_source("bad.litmus", src, &opts) else {
+        panic!("cold of a constant is refused")
+    };
     let text = format!("{e:?}");
     assert!(text.contains("expected a location name, found `1`"), "{text}");
     assert!(text.contains("line: 6"), "{text}");
