@@ -44,6 +44,7 @@ pub(crate) mod gpu_expand;
 pub(crate) mod gpu_free;
 pub(crate) mod gpu_init;
 pub(crate) mod gpu_model;
+pub(crate) mod gpu_orders;
 pub(crate) mod gpu_split;
 pub(crate) mod gpu_ssw;
 pub(crate) mod interp;
@@ -63,6 +64,8 @@ pub(crate) mod warnings;
 pub(crate) mod workgroups;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
+#[doc(hidden)]
+pub use gpu_orders::EVERY_ORDER;
 pub use interp::{holds, FinalState};
 pub use limits::read_source;
 pub use parser::{parse, ParseError};
