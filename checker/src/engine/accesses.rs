@@ -7,7 +7,7 @@
 
 use super::{Choices, Engine, RfChoice, Stop};
 use crate::event::*;
-use crate::model::{Candidates, MemoryModel, Places};
+use crate::model::{Candidates, Places};
 
 impl Engine {
     /// Whether a spurious failure of thread `t`'s weak compare-exchange on
@@ -35,16 +35,19 @@ impl Engine {
         Ok(cands[i])
     }
 
+    /// Whether the model's graph check can reject the graph once an
+    /// access is added (not itself seq_cst): asked of the model.
     pub(super) fn sc_check_needed(&self) -> bool {
-        self.model == MemoryModel::Sc || (!self.model.porf_base() && self.graph.sc_events() >= 2)
+        self.model.check_needed(self.graph.sc_events(), false)
     }
 
     /// Whether a new access's choices (seq_cst when `sc`) are each tried
-    /// against the consistency check before one is taken: under `sc`, and
-    /// for psc once seq_cst events are involved; never for the reference
-    /// enumerator (it judges whole graphs) or under `porf`.
+    /// against the consistency check before one is taken: when the model
+    /// says its check can reject one (under `sc` always, for psc once
+    /// seq_cst events are involved, never on the `porf` base); never for
+    /// the reference enumerator (it judges whole graphs).
     pub(super) fn choices_filtered(&self, sc: bool) -> bool {
-        !self.unfiltered && !self.model.porf_base() && (sc || self.sc_check_needed())
+        !self.unfiltered && self.model.check_needed(self.graph.sc_events(), sc)
     }
 
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
@@ -237,7 +240,7 @@ impl Engine {
         // the coherence floor. Neither the floor nor the scan is needed.
         let only_last = !unfiltered
             && !self.wants_revisits
-            && !self.model.porf_base()
+            && self.model.coherent()
             && await_.is_none()
             && rop.always_writes()
             && self.graph.free_writes(loc) == 1;
@@ -292,10 +295,10 @@ impl Engine {
                         });
                     }
                     let consumed = !unfiltered
-                        && if self.model.porf_base() {
-                            self.graph.rmw_reader_of(loc, w, None).is_some()
-                        } else {
+                        && if self.model.coherent() {
                             self.graph.consumed_at(loc, pos)
+                        } else {
+                            self.graph.rmw_reader_of(loc, w, None).is_some()
                         };
                     if consumed {
                         taken.push(w);
@@ -458,8 +461,7 @@ impl Engine {
             self.strategy.write_added(&self.graph, id, self.model);
             return Err(Stop::Moot);
         }
-        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_added(&self.graph, id).is_err()
-        {
+        if self.sc_check_needed() && self.model.check_added(&self.graph, id).is_err() {
             return Err(Stop::Moot);
         }
         self.strategy.write_added(&self.graph, id, self.model);

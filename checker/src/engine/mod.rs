@@ -310,10 +310,11 @@ impl Engine {
         self.branches = 0;
         self.pruned_now = false;
         self.dropped_by_program = false;
-        // Only backward revisits, the `porf` model and the unfair progress
-        // check ask porf views; a strategy starting from an empty graph
-        // with none of them spares their joins.
-        let porf_needed = self.wants_revisits || self.model.porf_base() || self.progress.model != Progress::Fair;
+        // Only backward revisits, a model without coherence (whose reads'
+        // choices porf bounds) and the unfair progress check ask porf
+        // views; a strategy starting from an empty graph with none of
+        // them spares their joins.
+        let porf_needed = self.wants_revisits || !self.model.coherent() || self.progress.model != Progress::Fair;
         self.graph.keep_porf(porf_needed);
         // One record per thread of the kept graph, made in place (growing
         // the vector one spawn at a time cloned a default record each time).

@@ -120,7 +120,7 @@ impl Engine {
     /// rest kept out of line, so that other models pay one comparison.
     #[inline(always)]
     fn hardware_refusal(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
-        if !self.model.is_hardware() {
+        if !self.model.refuses_operations() {
             return Ok(());
         }
         self.hardware_refusal_of(t, op, src)
@@ -129,7 +129,7 @@ impl Engine {
     #[cold]
     #[inline(never)]
     fn hardware_refusal_of(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
-        match crate::model::gpu_rust::refusal(self.model, op, self.graph.placement(t)) {
+        match self.model.refusal(op, self.graph.placement(t)) {
             None => Ok(()),
             Some(why) => Err(Stop::Failure(self.failure(
                 FailureKind::Misuse,
