@@ -36,6 +36,7 @@ use super::ast::{Expr, ExprKind, Prop, Stmt, StmtKind, Test, Value};
 use super::gpu_cyclic::GpuJudge;
 use super::gpu_free::{self, FreeReads};
 use super::gpu_model::{self, GpuModel};
+use super::gpu_orders::Orders;
 use super::interp::{FinalState, Program};
 use super::unsequenced::Operands;
 use scopecheck_checker::clock::Clock;
@@ -670,6 +671,14 @@ fn validate(
     // The operands of one C operator are not sequenced (unsequenced.rs).
     let unsequenced = operands.pairs(base, prog.test.threads.len() as ThreadId);
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
+    let gpu_env = match model {
+        CyclicModel::Gpu(m, env) => Some((m, env)),
+        _ => None,
+    };
+    let mut orders = Orders::new(base, gpu_env, &locs);
+    if orders.none_left() {
+        return Ok(());
+    }
     let mut g = base.clone();
     let mut rf_pick = vec![0usize; reads.len()];
     loop {
@@ -678,15 +687,9 @@ fn validate(
                 rd.rf = c[rf_pick[k]];
             }
         }
-        // Every order of every location's writes.
-        let mut perms: Vec<Vec<EventId>> = locs
-            .iter()
-            .map(|(_, ws)| {
-                let mut v = ws.clone();
-                v.sort();
-                v
-            })
-            .collect();
+        // Every order of every location's writes (under a GPU model, those
+        // its coherence leaves: gpu_orders.rs).
+        let mut perms = orders.first(&locs);
         loop {
             if tally.budget == 0 {
                 return Err(format!(
@@ -701,6 +704,14 @@ fn validate(
                 for (i, w) in order.iter().enumerate() {
                     g.move_mo(*loc, *w, i + 1);
                 }
+            }
+            // An RMW's atomicity, checked cheaply first (gpu_orders.rs).
+            if !orders.atomic_ok(&g) {
+                tally.rejected += 1;
+                if !orders.next(&mut perms) {
+                    break;
+                }
+                continue;
             }
             if let (Some(f), CyclicModel::Gpu(m, env), Some(judge)) = (free, model, &gpu) {
                 let mut budget = gpu_free::Budget {
@@ -733,7 +744,7 @@ fn validate(
                 if !go_on {
                     return Ok(());
                 }
-                if !next_perms(&mut perms) {
+                if !orders.next(&mut perms) {
                     break;
                 }
                 continue;
@@ -752,7 +763,7 @@ fn validate(
             } else {
                 tally.rejected += 1;
             }
-            if !next_perms(&mut perms) {
+            if !orders.next(&mut perms) {
                 break;
             }
         }
@@ -783,42 +794,6 @@ fn final_locations(prog: &Program, g: &ExecutionGraph, mut state: FinalState) ->
         }
     }
     state
-}
-
-/// Advances a tuple of permutations (lexicographic, each in place); false
-/// after the last.
-fn next_perms(perms: &mut [Vec<EventId>]) -> bool {
-    for p in perms.iter_mut() {
-        if next_permutation(p) {
-            return true;
-        }
-        // Wrapped around to the first (sorted) order: carry.
-    }
-    false
-}
-
-/// The next permutation in lexicographic order; at the last one, sorts
-/// back to the first and returns false.
-fn next_permutation(v: &mut [EventId]) -> bool {
-    let n = v.len();
-    if n < 2 {
-        return false;
-    }
-    let mut i = n - 1;
-    while i > 0 && v[i - 1] >= v[i] {
-        i -= 1;
-    }
-    if i == 0 {
-        v.reverse();
-        return false;
-    }
-    let mut j = n - 1;
-    while v[j] <= v[i - 1] {
-        j -= 1;
-    }
-    v.swap(i - 1, j);
-    v[i..].reverse();
-    true
 }
 
 /// Whether po ∪ rf has a cycle in `g`.

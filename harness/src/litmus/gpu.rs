@@ -1,7 +1,8 @@
 //! Dat3M's `PTX` and `Vulkan` litmus dialects: the file's frame (header,
 //! init block, the thread table with its placements, labels and branches,
 //! the condition). The instructions themselves are decoded by [`super::ptx`]
-//! and [`super::vulkan`].
+//! and [`super::vulkan`]; the init block and aliases by [`super::gpu_init`],
+//! the condition by [`super::gpu_cond`], the unrolling by [`super::gpu_expand`].
 //!
 //! A test becomes an ordinary [`Test`] whose thread bodies are built from
 //! the thread's instruction list by [`expand`], once the unroll bound is
@@ -12,6 +13,9 @@
 //! engine's events do not carry goes into the [`GpuCode`]'s side table.
 
 use super::ast::*;
+use super::gpu_cond::{condition, filter_prop};
+pub use super::gpu_expand::expand;
+use super::gpu_init::init_block;
 use super::parser::ParseError;
 use scopecheck_checker::model::gpu::GpuOp;
 use std::cell::RefCell;
@@ -77,7 +81,7 @@ pub struct GpuCode {
 }
 
 /// The alias map: virtual name → (physical location, the virtual address it denotes).
-type Aliases = HashMap<String, (String, String)>;
+pub(super) type Aliases = HashMap<String, (String, String)>;
 
 /// The prefix of the hidden locations that hold register barrier ids.
 pub const HIDDEN: &str = "__barrier_id_";
@@ -92,7 +96,7 @@ pub fn dialect_of(src: &str) -> Option<Dialect> {
     }
 }
 
-fn err(pos: Pos, message: impl Into<String>) -> ParseError {
+pub(super) fn err(pos: Pos, message: impl Into<String>) -> ParseError {
     ParseError {
         pos,
         message: message.into(),
@@ -100,24 +104,24 @@ fn err(pos: Pos, message: impl Into<String>) -> ParseError {
 }
 
 /// A cursor over the source that knows line and column.
-struct Src<'a> {
-    s: &'a [u8],
-    i: usize,
+pub(super) struct Src<'a> {
+    pub(super) s: &'a [u8],
+    pub(super) i: usize,
     line: u32,
     col: u32,
 }
 
 impl<'a> Src<'a> {
-    fn pos(&self) -> Pos {
+    pub(super) fn pos(&self) -> Pos {
         Pos {
             line: self.line,
             col: self.col,
         }
     }
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
-    fn bump(&mut self) -> Option<u8> {
+    pub(super) fn bump(&mut self) -> Option<u8> {
         let c = self.peek()?;
         self.i += 1;
         if c == b'\n' {
@@ -128,13 +132,13 @@ impl<'a> Src<'a> {
         }
         Some(c)
     }
-    fn skip_ws(&mut self) {
+    pub(super) fn skip_ws(&mut self) {
         while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
             self.bump();
         }
     }
     /// The text up to (not including) the first byte in `stops`, with its start position.
-    fn until(&mut self, stops: &[u8]) -> (String, Pos) {
+    pub(super) fn until(&mut self, stops: &[u8]) -> (String, Pos) {
         let at = self.pos();
         let start = self.i;
         while self.peek().is_some_and(|c| !stops.contains(&c)) {
@@ -154,7 +158,7 @@ pub struct Cell {
 }
 
 impl Cell {
-    fn of(raw: &str, at: Pos) -> Cell {
+    pub(super) fn of(raw: &str, at: Pos) -> Cell {
         let lead = raw.len() - raw.trim_start().len();
         let mut pos = at;
         for c in raw[..lead].chars() {
@@ -401,144 +405,13 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
     })
 }
 
-/// The init block: `x=0;`, `P0:r0=0;`, `rd2 @ generic aliases rd1;`.
-/// Returns the inits and the alias map (virtual name → physical name).
-fn init_block(body: &str, at: Pos) -> Result<(Vec<Init>, Aliases), ParseError> {
-    let mut inits = Vec::new();
-    // Alias name → (its target, whether it is a generic alias, where).
-    let mut declared: HashMap<String, (String, bool, Pos)> = HashMap::new();
-    let mut off = 0;
-    // Entries end at `;` or at a line break (the last one may lack its `;`).
-    for raw in body.split([';', '\n']) {
-        let mut p = at;
-        for ch in body[..off].chars() {
-            if ch == '\n' {
-                p.line += 1;
-                p.col = 1;
-            } else {
-                p.col += 1;
-            }
-        }
-        off += raw.len() + 1;
-        let cell = Cell::of(raw, p);
-        let text = cell.text.as_str();
-        if text.is_empty() {
-            continue;
-        }
-        // `z aliases x` (Vulkan): another name of x, as a generic alias is.
-        if let [name, "aliases", target] = text.split_whitespace().collect::<Vec<_>>().as_slice() {
-            if declared
-                .insert(name.to_string(), (target.to_string(), true, cell.pos))
-                .is_some()
-            {
-                return Err(err(cell.pos, format!("`{name}` is declared as an alias twice")));
-            }
-            continue;
-        }
-        if let Some((left, right)) = text.split_once('@') {
-            // `v @ proxy aliases x`: v is another virtual address of x.
-            let words: Vec<&str> = right.split_whitespace().collect();
-            match words.as_slice() {
-                [proxy, "aliases", target] => {
-                    let name = left.trim().to_string();
-                    let generic = proxy.eq_ignore_ascii_case("generic");
-                    if declared
-                        .insert(name.clone(), (target.to_string(), generic, cell.pos))
-                        .is_some()
-                    {
-                        return Err(err(cell.pos, format!("`{name}` is declared as an alias twice")));
-                    }
-                }
-                _ => return Err(err(cell.pos, "expected `NAME @ PROXY aliases LOCATION`")),
-            }
-            continue;
-        }
-        let Some((left, right)) = text.split_once('=') else {
-            return Err(err(
-                cell.pos,
-                format!("expected `NAME = VALUE` in the init block, found `{text}`"),
-            ));
-        };
-        let value: i64 = right.trim().parse().map_err(|_| {
-            err(
-                cell.pos,
-                format!("expected an integer initial value, found `{}`", right.trim()),
-            )
-        })?;
-        let left = left.trim();
-        let target = match left.split_once(':') {
-            Some((t, reg)) => InitTarget::Reg {
-                thread: thread_index(t)
-                    .ok_or_else(|| err(cell.pos, format!("expected a thread such as `P0`, found `{t}`")))?,
-                reg: reg.trim().to_string(),
-            },
-            None => {
-                if !is_name(left) {
-                    return Err(err(cell.pos, format!("expected a location name, found `{left}`")));
-                }
-                InitTarget::Loc(left.to_string())
-            }
-        };
-        inits.push(Init {
-            target,
-            ty: None,
-            value: InitValue::Int(value),
-            pos: cell.pos,
-        });
-    }
-    Ok((inits, resolve_aliases(&declared)?))
-}
-
-/// The alias map of the declared aliases. A proxy (constant, surface,
-/// texture) alias names the virtual address of its target; a generic alias
-/// is a virtual address of its own. An alias may name another alias
-/// (`y @ generic aliases x; t @ texture aliases y;`: `t` is the texture
-/// view of virtual address `y` of location `x`), in either order of
-/// declaration; a cycle of aliases names no location and is an error.
-fn resolve_aliases(declared: &HashMap<String, (String, bool, Pos)>) -> Result<Aliases, ParseError> {
-    let mut aliases = Aliases::new();
-    // In name order, so that a cycle is always reported the same way.
-    let mut names: Vec<&String> = declared.keys().collect();
-    names.sort();
-    for name in names {
-        let (_, generic, pos) = declared[name];
-        // Follow the chain to the location (a name that is not an alias).
-        let mut seen = vec![name.as_str()];
-        let mut at = name.as_str();
-        while let Some((target, _, _)) = declared.get(at) {
-            if seen.contains(&target.as_str()) {
-                return Err(err(
-                    pos,
-                    format!("the aliases {} form a cycle: they name no location", seen.join(", ")),
-                ));
-            }
-            seen.push(target);
-            at = target;
-        }
-        let target = &declared[name].0;
-        let virt = if generic {
-            name.clone()
-        } else {
-            // The target's virtual address: its own name if it is a generic
-            // alias or a location, else the one its proxy alias names.
-            let mut v = target.as_str();
-            while let Some((t, false, _)) = declared.get(v) {
-                v = t;
-            }
-            v.to_string()
-        };
-        aliases.insert(name.clone(), (at.to_string(), virt));
-    }
-    Ok(aliases)
-}
-
-fn is_name(s: &str) -> bool {
+pub(super) fn is_name(s: &str) -> bool {
     !s.is_empty()
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
-fn thread_index(t: &str) -> Option<u32> {
+pub(super) fn thread_index(t: &str) -> Option<u32> {
     let t = t.trim();
     t.strip_prefix('P').unwrap_or(t).parse().ok()
 }
@@ -859,344 +732,5 @@ impl Decode<'_> {
         let dst = self.reg(0)?;
         let e = self.expr(ExprKind::Binary(Box::new(self.value(1)?), vec![(op, self.value(2)?)]));
         Ok(self.stmt(StmtKind::AssignReg { name: dst, value: e }))
-    }
-}
-
-/// The condition: `exists`, `~exists` or `forall` and a proposition over
-/// `P0:r0 == 1`, `x == 2`, `P0:r1 == P0:r2`, `!=`, `/\`, `\/`, `~`.
-fn condition(s: &mut Src<'_>, aliases: &Aliases) -> Result<Condition, ParseError> {
-    let pos = s.pos();
-    let quantifier = if s.peek() == Some(b'~') {
-        s.bump();
-        s.skip_ws();
-        for _ in 0.."exists".len() {
-            s.bump();
-        }
-        Quantifier::NotExists
-    } else {
-        let (w, _) = s.until(b" \t\r\n(");
-        if w == "exists" {
-            Quantifier::Exists
-        } else {
-            Quantifier::Forall
-        }
-    };
-    let mut p = Props {
-        s,
-        aliases,
-        vars: Vec::new(),
-    };
-    let prop = p.or()?;
-    p.s.skip_ws();
-    if p.s.peek().is_some() {
-        return Err(err(p.s.pos(), "unexpected text after the condition"));
-    }
-    let vars = std::mem::take(&mut p.vars);
-    Ok(Condition {
-        quantifier,
-        prop,
-        pos,
-        vars,
-        filter: None,
-    })
-}
-
-/// `filter P` (herd's): the proposition executions must satisfy to be kept,
-/// with the state variables it names. It ends where the condition starts.
-fn filter_prop(s: &mut Src<'_>, aliases: &Aliases) -> Result<(Prop, Vec<(StateVar, Pos)>), ParseError> {
-    for _ in 0.."filter".len() {
-        s.bump();
-    }
-    let mut p = Props {
-        s,
-        aliases,
-        vars: Vec::new(),
-    };
-    let prop = p.or()?;
-    Ok((prop, p.vars))
-}
-
-struct Props<'s, 'a> {
-    s: &'s mut Src<'a>,
-    aliases: &'s Aliases,
-    vars: Vec<(StateVar, Pos)>,
-}
-
-impl Props<'_, '_> {
-    fn eat(&mut self, t: &str) -> bool {
-        self.s.skip_ws();
-        if self.s.s[self.s.i..].starts_with(t.as_bytes()) {
-            for _ in 0..t.len() {
-                self.s.bump();
-            }
-            true
-        } else {
-            false
-        }
-    }
-    fn or(&mut self) -> Result<Prop, ParseError> {
-        let mut all = vec![self.and()?];
-        while self.eat("\\/") {
-            all.push(self.and()?);
-        }
-        Ok(if all.len() == 1 {
-            all.pop().expect("one")
-        } else {
-            Prop::Or(all)
-        })
-    }
-    fn and(&mut self) -> Result<Prop, ParseError> {
-        let mut all = vec![self.atom()?];
-        while self.eat("/\\") {
-            all.push(self.atom()?);
-        }
-        Ok(if all.len() == 1 {
-            all.pop().expect("one")
-        } else {
-            Prop::And(all)
-        })
-    }
-    fn atom(&mut self) -> Result<Prop, ParseError> {
-        if self.eat("~") || self.eat("!") {
-            return Ok(Prop::Not(Box::new(self.atom()?)));
-        }
-        if self.eat("(") {
-            let p = self.or()?;
-            if !self.eat(")") {
-                return Err(err(self.s.pos(), "expected `)`"));
-            }
-            return Ok(p);
-        }
-        if self.eat("true") {
-            return Ok(Prop::True);
-        }
-        if self.eat("false") {
-            return Ok(Prop::False);
-        }
-        let left = self.term()?;
-        let eq = if self.eat("==") || self.eat("=") {
-            true
-        } else if self.eat("!=") {
-            false
-        } else {
-            return Err(err(self.s.pos(), "expected `==` or `!=`"));
-        };
-        let right = self.term()?;
-        let p = match (left, right) {
-            (Term::Int(a), Term::Int(b)) => {
-                if a == b {
-                    Prop::True
-                } else {
-                    Prop::False
-                }
-            }
-            (Term::Var(v), Term::Int(x)) | (Term::Int(x), Term::Var(v)) => Prop::Eq(v, Value::Int(x)),
-            (Term::Var(a), Term::Var(b)) => Prop::Same(a, b),
-        };
-        Ok(if eq { p } else { Prop::Not(Box::new(p)) })
-    }
-    fn term(&mut self) -> Result<Term, ParseError> {
-        self.s.skip_ws();
-        let at = self.s.pos();
-        let (w, _) = {
-            let start = self.s.i;
-            while self
-                .s
-                .peek()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'-')
-            {
-                self.s.bump();
-            }
-            (String::from_utf8_lossy(&self.s.s[start..self.s.i]).into_owned(), ())
-        };
-        if let Ok(v) = w.parse::<i64>() {
-            return Ok(Term::Int(v));
-        }
-        let var = match w.split_once(':') {
-            Some((t, reg)) => match thread_index(t) {
-                Some(thread) if is_name(reg) => StateVar::Reg {
-                    thread,
-                    reg: reg.to_string(),
-                },
-                _ => return Err(err(at, format!("expected `P<n>:<register>`, found `{w}`"))),
-            },
-            None if is_name(&w) => StateVar::Loc {
-                name: self.aliases.get(&w).map_or(w, |(p, _)| p.clone()),
-                index: 0,
-            },
-            None => {
-                return Err(err(
-                    at,
-                    format!("expected a register, a location or an integer, found `{w}`"),
-                ))
-            }
-        };
-        self.vars.push((var.clone(), at));
-        Ok(Term::Var(var))
-    }
-}
-
-enum Term {
-    Int(i64),
-    Var(StateVar),
-}
-
-/// The thread bodies of a GPU test, with backward jumps taken at most
-/// `unroll` times each (a path that would take one more is discarded).
-pub fn expand(test: &Test, unroll: u32) -> Test {
-    let mut out = test.clone();
-    let Some(gpu) = &test.gpu else { return out };
-    for (t, items) in gpu.code.iter().enumerate() {
-        let mut regs: Vec<String> = Vec::new();
-        collect_regs(items, &mut regs);
-        let initialised = |r: &String| {
-            test.init.iter().any(
-                |i| matches!(&i.target, InitTarget::Reg { thread, reg } if *thread == out.threads[t].index && reg == r),
-            )
-        };
-        let pos = out.threads[t].pos;
-        // Registers the init block leaves out start at 0.
-        let mut body: Vec<Stmt> = regs
-            .iter()
-            .filter(|r| !initialised(r))
-            .map(|r| Stmt {
-                kind: StmtKind::Decl {
-                    ty: Type {
-                        space: None,
-                        atomic: false,
-                        volatile: false,
-                        base: "int".into(),
-                        pointer: 0,
-                    },
-                    name: r.clone(),
-                    init: Some(Expr {
-                        kind: ExprKind::Int(0),
-                        pos,
-                    }),
-                },
-                pos,
-            })
-            .collect();
-        let labels: HashMap<&str, usize> = items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, it)| match it {
-                Item::Label(l) => Some((l.as_str(), i)),
-                _ => None,
-            })
-            .collect();
-        let mut taken = HashMap::new();
-        body.extend(walk(items, &labels, 0, &mut taken, unroll));
-        out.threads[t].body = body;
-    }
-    out
-}
-
-fn collect_regs(items: &[Item], out: &mut Vec<String>) {
-    fn add(out: &mut Vec<String>, r: &str) {
-        if !out.iter().any(|x| x == r) {
-            out.push(r.to_string());
-        }
-    }
-    for item in items {
-        match item {
-            Item::Stmts(ss) => {
-                for s in ss {
-                    if let StmtKind::AssignReg { name, .. } = &s.kind {
-                        add(out, name);
-                    }
-                }
-            }
-            Item::Branch { a, b, .. } => {
-                for o in [a, b] {
-                    if let Operand::Reg(r) = o {
-                        add(out, r);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The statements from `pc` on; `taken` counts backward jumps per target.
-fn walk(
-    items: &[Item],
-    labels: &HashMap<&str, usize>,
-    mut pc: usize,
-    taken: &mut HashMap<usize, u32>,
-    unroll: u32,
-) -> Vec<Stmt> {
-    let mut out = Vec::new();
-    while let Some(item) = items.get(pc) {
-        match item {
-            Item::Label(_) => pc += 1,
-            Item::Stmts(ss) => {
-                out.extend(ss.iter().cloned());
-                pc += 1;
-            }
-            Item::Goto(l, pos) => match jump(labels[l.as_str()], pc, taken, unroll) {
-                Some(to) => pc = to,
-                None => {
-                    out.push(discard(*pos));
-                    return out;
-                }
-            },
-            Item::Branch { eq, a, b, target, pos } => {
-                let e = |o: &Operand| Expr {
-                    kind: match o {
-                        Operand::Reg(r) => ExprKind::Var(r.clone()),
-                        Operand::Int(v) => ExprKind::Int(*v),
-                    },
-                    pos: *pos,
-                };
-                let op = if *eq { BinOp::Eq } else { BinOp::Ne };
-                let cond = Expr {
-                    kind: ExprKind::Binary(Box::new(e(a)), vec![(op, e(b))]),
-                    pos: *pos,
-                };
-                let mut t = taken.clone();
-                let then = match jump(labels[target.as_str()], pc, &mut t, unroll) {
-                    Some(to) => walk(items, labels, to, &mut t, unroll),
-                    None => vec![discard(*pos)],
-                };
-                let els = walk(items, labels, pc + 1, taken, unroll);
-                out.push(Stmt {
-                    kind: StmtKind::If { cond, then, els },
-                    pos: *pos,
-                });
-                return out;
-            }
-        }
-    }
-    out
-}
-
-/// Where a jump from `pc` to `to` continues, or `None` when a backward jump
-/// has been taken `unroll` times already.
-fn jump(to: usize, pc: usize, taken: &mut HashMap<usize, u32>, unroll: u32) -> Option<usize> {
-    if to > pc {
-        return Some(to);
-    }
-    let k = taken.entry(to).or_insert(0);
-    if *k >= unroll {
-        return None;
-    }
-    *k += 1;
-    Some(to)
-}
-
-/// Ends the execution as a loop past its unroll bound does: `while (1) {}`,
-/// which the interpreter discards once it has run `unroll` empty iterations.
-fn discard(pos: Pos) -> Stmt {
-    Stmt {
-        kind: StmtKind::While {
-            cond: Expr {
-                kind: ExprKind::Int(1),
-                pos,
-            },
-            body: Vec::new(),
-        },
-        pos,
     }
 }

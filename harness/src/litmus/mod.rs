@@ -38,9 +38,13 @@ pub(crate) mod filter;
 // for the `scopecheck` command and the corpus tests.
 pub mod expect;
 pub(crate) mod gpu;
+pub(crate) mod gpu_cond;
 pub(crate) mod gpu_cyclic;
+pub(crate) mod gpu_expand;
 pub(crate) mod gpu_free;
+pub(crate) mod gpu_init;
 pub(crate) mod gpu_model;
+pub(crate) mod gpu_orders;
 pub(crate) mod gpu_split;
 pub(crate) mod gpu_ssw;
 pub(crate) mod interp;
@@ -60,6 +64,8 @@ pub(crate) mod warnings;
 pub(crate) mod workgroups;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
+#[doc(hidden)]
+pub use gpu_orders::EVERY_ORDER;
 pub use interp::{holds, FinalState};
 pub use limits::read_source;
 pub use parser::{parse, ParseError};

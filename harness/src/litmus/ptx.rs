@@ -72,6 +72,12 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
                 return Err(cx.error(format!("a load cannot be `{:?}` (`{}`)", op.order, cx.mnemonic)));
             }
             let reg = cx.reg(0)?;
+            // `ld r0, 1` (Dat3M's load of a constant, as the Memalloy tests
+            // set a register): no memory access, the register takes the value.
+            if head == "ld" && cx.args[1].parse::<i64>().is_ok() {
+                let value = cx.value(1)?;
+                return Ok((vec![cx.stmt(StmtKind::AssignReg { name: reg, value })], None));
+            }
             let (addr, vaddr) = cx.addr(1)?;
             op.vaddr = Some(vaddr);
             let s = if strong {
