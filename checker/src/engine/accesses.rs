@@ -330,6 +330,19 @@ impl Engine {
             spurious: false,
             await_,
         };
+        // A value whose every write here another RMW consumed is one this
+        // RMW cannot read in any order of the writes there: the paths
+        // that need it are left out, which a caller that counts on one
+        // write per value (a promising thread's) must know.
+        for &w in &taken {
+            let v = self.graph.write_value(loc, w);
+            let offered = free
+                .iter()
+                .any(|c| !c.spurious && self.graph.write_value(loc, c.write) == v);
+            if !offered {
+                self.stats.consumed_only.insert((loc, v));
+            }
+        }
         // Reads of a write another RMW already read break atomicity; they are
         // explored only for the backward revisits their write part causes.
         if let Some(after) = self.threads[t as usize].await_after {

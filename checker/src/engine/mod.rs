@@ -61,6 +61,13 @@ pub struct Stats {
     /// bound (a preemption bound; see [`Strategy::within_bound`]): neither
     /// complete nor blocked, and not checked to their end.
     pub pruned: u64,
+    /// Each (location, value) that an RMW could not read because every
+    /// write of that value there was already read by another RMW (an RMW
+    /// consumes the write it reads): the paths where it reads that value
+    /// were not run. The po ∪ rf-cyclic enumeration of litmus tests reads
+    /// this: its promising thread stores each value once, so a thread run
+    /// alone cannot take one promised value by two RMWs (docs/gpu-models.md).
+    pub consumed_only: std::collections::BTreeSet<(Loc, Value)>,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.

@@ -341,6 +341,9 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         ..config.clone()
     };
     let mut round = 0;
+    // Why the thread-by-thread runs left paths out (split_lost.rs): the
+    // executions found are kept, but the result is not complete.
+    let mut lost: Option<String> = None;
     loop {
         round += 1;
         prog.ghost = domain
@@ -428,6 +431,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             if prog.test.gpu.is_none() {
                 way_values = Some(written_by_ways(prog, runs.graphs(), &domain, ghost_thread));
             }
+            lost = lost.or(runs.lost.clone());
             if runs.run.complete && runs.run.failures.is_empty() {
                 if let Err(why) = runs.combinations(ghost_thread, &mut |g, st, free| each(g, st, Some(free))) {
                     incomplete = Some(why);
@@ -511,6 +515,9 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         }
         let grown = written.iter().zip(&domain).any(|(w, (_, _, d))| w != d);
         if !grown || found.incomplete.is_some() || !found.run.complete || !found.run.failures.is_empty() {
+            if found.incomplete.is_none() {
+                found.incomplete = lost;
+            }
             return found;
         }
         // Thread by thread, a domain that still grows after SPLIT_ROUNDS

@@ -40,6 +40,10 @@ pub struct Runs {
     indices: Vec<u32>,
     /// The runs' results merged: failures of each, complete if all were.
     pub run: RunResult,
+    /// Why some thread's runs left out paths the combinations need (two
+    /// RMWs reading one promised value: `split_lost.rs`); the combinations
+    /// are still built, but the outcome set is then incomplete.
+    pub lost: Option<String>,
 }
 
 /// The events of thread `t` with the values its reads took.
@@ -65,6 +69,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
     };
     let mut per_thread = Vec::with_capacity(n);
     let mut merged: Option<RunResult> = None;
+    let mut lost: Option<String> = None;
     for k in 0..n {
         let mut alone = prog.test.clone();
         for (j, t) in alone.threads.iter_mut().enumerate() {
@@ -96,6 +101,9 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
             }
         });
         let who = format!("P{} alone", prog.test.threads[k].index);
+        if lost.is_none() {
+            lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
+        }
         if let Some(why) = super::cyclic::work_cap(&run, None, ways.borrow().len(), &who) {
             run.complete = false;
             run.incomplete_reason = Some(why);
@@ -127,6 +135,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         per_thread,
         indices: prog.test.threads.iter().map(|t| t.index).collect(),
         run: merged.expect("a litmus test has a thread"),
+        lost,
     }
 }
 

@@ -59,6 +59,7 @@ pub mod output;
 pub(crate) mod parser;
 pub(crate) mod ptx;
 pub(crate) mod run;
+pub(crate) mod split_lost;
 pub(crate) mod vulkan;
 pub(crate) mod warnings;
 pub(crate) mod workgroups;
