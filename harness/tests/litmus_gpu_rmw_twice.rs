@@ -80,3 +80,15 @@ fn two_rmws_that_never_need_one_value_twice_stay_complete() {
         assert_eq!(r.verdict(), Some(true), "{model}");
     }
 }
+
+#[test]
+fn c_tests_split_that_way_are_enumerated_whole() {
+    // A C test's split that left such a path out is enumerated again with
+    // all threads at once (cyclic.rs `explore`): the exact hand count, 12
+    // executions of which 2 read 1 twice. Before, the split's 10 executions
+    // were claimed complete and the condition `Never`.
+    let r = own("rmw-twice-c11.litmus", "c11");
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!((r.executions, r.positive, r.negative), (12, 2, 10));
+    assert_eq!(r.verdict(), Some(true));
+}
