@@ -134,7 +134,7 @@ const ALL_ORDERS: [MemOrder; 6] = [
 ];
 
 /// Every spelling of a scope the parser reads (`scope_of` in
-/// `harness/src/litmus/parser.rs`: OpenCL's, CUDA's `thread_scope_*`,
+/// `harness/src/litmus/parser/words.rs`: OpenCL's, CUDA's `thread_scope_*`,
 /// scopecheck's `memory_scope_*` and the bare level names).
 pub const SCOPE_SPELLINGS: &[&str] = &[
     "memory_scope_work_item",
