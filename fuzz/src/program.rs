@@ -8,33 +8,9 @@
 mod generate;
 mod print;
 
-/// A C memory order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// `memory_order_relaxed`.
-    Relaxed,
-    /// `memory_order_acquire`.
-    Acquire,
-    /// `memory_order_release`.
-    Release,
-    /// `memory_order_acq_rel`.
-    AcqRel,
-    /// `memory_order_seq_cst`.
-    SeqCst,
-}
-
-impl Order {
-    /// The litmus spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Order::Relaxed => "memory_order_relaxed",
-            Order::Acquire => "memory_order_acquire",
-            Order::Release => "memory_order_release",
-            Order::AcqRel => "memory_order_acq_rel",
-            Order::SeqCst => "memory_order_seq_cst",
-        }
-    }
-}
+// Orders and scopes are the checker's own types, as the litmus AST holds
+// them; `print.rs` spells them in the litmus dialect.
+pub use scopecheck::litmus::ast::{Order, Scope};
 
 /// Orders generated for loads and spin waits (C allows these; consume is
 /// acquire in practice and left out).
@@ -54,46 +30,14 @@ pub const FENCE_ORDERS: &[Order] = &[Order::Acquire, Order::Release, Order::AcqR
 /// Orders generated for a compare-exchange's failure.
 pub const CAS_FAILURE_ORDERS: &[Order] = &[Order::Relaxed, Order::Acquire, Order::SeqCst];
 
-/// A memory scope, narrowest first (so `Ord` is inclusion).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Scope {
-    /// `memory_scope_thread`.
-    Thread,
-    /// `memory_scope_warp`.
-    Warp,
-    /// `memory_scope_block`.
-    Block,
-    /// `memory_scope_device`.
-    Device,
-    /// `memory_scope_system`.
-    System,
-}
-
 /// The scopes generated on GPU threads.
 pub const SCOPES: &[Scope] = &[Scope::Thread, Scope::Warp, Scope::Block, Scope::Device, Scope::System];
 
-impl Scope {
-    /// The litmus spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::Thread => "memory_scope_thread",
-            Scope::Warp => "memory_scope_warp",
-            Scope::Block => "memory_scope_block",
-            Scope::Device => "memory_scope_device",
-            Scope::System => "memory_scope_system",
-        }
-    }
-
-    /// The next narrower scope, if any.
-    pub fn narrower(self) -> Option<Scope> {
-        match self {
-            Scope::Thread => None,
-            Scope::Warp => Some(Scope::Thread),
-            Scope::Block => Some(Scope::Warp),
-            Scope::Device => Some(Scope::Block),
-            Scope::System => Some(Scope::Device),
-        }
-    }
+/// The next narrower scope among [`SCOPES`] (the checker's cluster scope,
+/// which C tests cannot name, is skipped), if any.
+pub fn narrower(s: Scope) -> Option<Scope> {
+    let i = SCOPES.iter().position(|&x| x == s)?;
+    i.checked_sub(1).map(|j| SCOPES[j])
 }
 
 /// A DRFrlx class of a relaxed atomic.
@@ -424,7 +368,7 @@ impl Program {
             if k != i {
                 return s;
             }
-            let n = s.unwrap_or(Scope::System).narrower();
+            let n = narrower(s.unwrap_or(Scope::System));
             changed = n.is_some();
             n.or(s)
         });

@@ -4,12 +4,38 @@
 use super::*;
 use std::fmt::{self, Write as _};
 
+/// The litmus spelling of an order the generator draws (from the
+/// `*_ORDERS` lists, which hold no [`Order::NonAtomic`]).
+fn order_spelling(o: Order) -> &'static str {
+    match o {
+        Order::Relaxed => "memory_order_relaxed",
+        Order::Acquire => "memory_order_acquire",
+        Order::Release => "memory_order_release",
+        Order::AcqRel => "memory_order_acq_rel",
+        Order::SeqCst => "memory_order_seq_cst",
+        Order::NonAtomic => unreachable!("the fuzz generator gave an atomic call a non-atomic order"),
+    }
+}
+
+/// The litmus spelling of a scope the generator draws (from [`SCOPES`],
+/// which holds no [`Scope::Cluster`]: C tests cannot name it).
+fn scope_spelling(s: Scope) -> &'static str {
+    match s {
+        Scope::Thread => "memory_scope_thread",
+        Scope::Warp => "memory_scope_warp",
+        Scope::Block => "memory_scope_block",
+        Scope::Device => "memory_scope_device",
+        Scope::System => "memory_scope_system",
+        Scope::Cluster => unreachable!("the fuzz generator gave an access the cluster scope"),
+    }
+}
+
 impl Access {
     /// `, order[, scope][, class]` as the tail of an `_explicit` call.
     fn tail(&self) -> String {
-        let mut s = format!(", {}", self.order.name());
+        let mut s = format!(", {}", order_spelling(self.order));
         if let Some(sc) = self.scope {
-            write!(s, ", {}", sc.name()).unwrap();
+            write!(s, ", {}", scope_spelling(sc)).unwrap();
         }
         if let Some(c) = self.class {
             write!(s, ", {}", c.name()).unwrap();
@@ -122,9 +148,9 @@ fn print_steps(s: &mut String, steps: &[Step], depth: usize) {
                 failure,
             } => {
                 // The failure order goes between the success order and the scope.
-                let mut tail = format!(", {}, {}", access.order.name(), failure.name());
+                let mut tail = format!(", {}, {}", order_spelling(access.order), order_spelling(*failure));
                 if let Some(sc) = access.scope {
-                    write!(tail, ", {}", sc.name()).unwrap();
+                    write!(tail, ", {}", scope_spelling(sc)).unwrap();
                 }
                 if let Some(c) = access.class {
                     write!(tail, ", {}", c.name()).unwrap();
@@ -137,8 +163,13 @@ fn print_steps(s: &mut String, steps: &[Step], depth: usize) {
                 )
             }
             Step::Fence { order, scope } => match scope {
-                Some(sc) => writeln!(s, "{pad}atomic_thread_fence({}, {});", order.name(), sc.name()),
-                None => writeln!(s, "{pad}atomic_thread_fence({});", order.name()),
+                Some(sc) => writeln!(
+                    s,
+                    "{pad}atomic_thread_fence({}, {});",
+                    order_spelling(*order),
+                    scope_spelling(*sc)
+                ),
+                None => writeln!(s, "{pad}atomic_thread_fence({});", order_spelling(*order)),
             },
             Step::Await { loc, value, access } => writeln!(
                 s,

@@ -20,9 +20,7 @@
 //! - registers never assigned read as 0.
 
 use super::ast::*;
-use scopecheck_checker::event::{
-    EventId, Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, Scope as EngineScope, SourceLoc, ValueType,
-};
+use scopecheck_checker::event::{EventId, Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, SourceLoc, ValueType};
 use scopecheck_instrument::{drfrlx, rt, thread};
 use std::collections::{BTreeMap, HashMap};
 
@@ -228,7 +226,7 @@ pub struct Program<'a> {
     pub observed: &'a [StateVar],
     /// The scope of atomics and fences written without one: system for C
     /// tests, device for OpenCL tests (OpenCL's default).
-    pub default_scope: EngineScope,
+    pub default_scope: Scope,
     /// The order of the reads of the final state (after every thread is
     /// joined, so any order reads the last value): relaxed for model runs;
     /// seq_cst for DRFrlx runs, where a relaxed read would be an
@@ -247,17 +245,6 @@ pub struct Program<'a> {
     /// Work-group barriers and local memory on the engine's models
     /// (`workgroups.rs`); `None` for a test without either, or under `opencl`.
     pub groups: Option<&'a super::workgroups::WorkGroups>,
-}
-
-/// The engine's scope for a litmus scope.
-pub fn engine_scope(s: Scope) -> EngineScope {
-    match s {
-        Scope::Thread => EngineScope::Thread,
-        Scope::Warp => EngineScope::Warp,
-        Scope::Block => EngineScope::Block,
-        Scope::Device => EngineScope::Device,
-        Scope::System => EngineScope::System,
-    }
 }
 
 /// Where thread `t` of the test runs: a host thread without a placement; a
@@ -339,7 +326,7 @@ impl Program<'_> {
                                 locs[*base as usize][*elem as usize],
                                 Order::Relaxed,
                                 v,
-                                EngineScope::System,
+                                Scope::System,
                                 here,
                             );
                         }
@@ -376,7 +363,7 @@ impl Program<'_> {
                     match locs[base as usize].get(*index as usize) {
                         Some(&loc) => match graph.as_ref().filter(|_| from_graph) {
                             Some(g) => decode(g.write_value(loc, g.mo_max(loc))),
-                            None => decode(load(loc, self.final_order, EngineScope::System, here)),
+                            None => decode(load(loc, self.final_order, Scope::System, here)),
                         },
                         None => Val::Int(0),
                     }
@@ -439,14 +426,14 @@ fn alloc(init: u64, kind: LocKind, local: bool, here: SourceLoc) -> Loc {
     }
 }
 
-fn load(loc: Loc, order: Order, scope: EngineScope, src: SourceLoc) -> u64 {
+fn load(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> u64 {
     match rt::op_at(Op::Load { loc, order, scope }, src) {
         OpResult::Value(v) => v,
         r => panic!("scopecheck internal error: load answered {r:?}"),
     }
 }
 
-fn store(loc: Loc, order: Order, value: u64, scope: EngineScope, src: SourceLoc) {
+fn store(loc: Loc, order: Order, value: u64, scope: Scope, src: SourceLoc) {
     rt::op_at(
         Op::Store {
             loc,
@@ -456,17 +443,6 @@ fn store(loc: Loc, order: Order, value: u64, scope: EngineScope, src: SourceLoc)
         },
         src,
     );
-}
-
-/// Maps a C order onto the engine's.
-pub fn order(o: MemOrder) -> Order {
-    match o {
-        MemOrder::Relaxed => Order::Relaxed,
-        MemOrder::Consume | MemOrder::Acquire => Order::Acquire,
-        MemOrder::Release => Order::Release,
-        MemOrder::AcqRel => Order::AcqRel,
-        MemOrder::SeqCst => Order::SeqCst,
-    }
 }
 
 /// One thread's run: its registers and access to the shared layout.
@@ -547,7 +523,7 @@ impl ThreadRun<'_, '_> {
             StmtKind::Store { addr, value } => {
                 let loc = self.loc_of(addr);
                 let v = self.expr(value);
-                store(loc, Order::NonAtomic, encode(v), EngineScope::Thread, self.src(s.pos));
+                store(loc, Order::NonAtomic, encode(v), Scope::Thread, self.src(s.pos));
             }
             // A call whose value nothing takes (`atomic_fetch_add(x, 1);`)
             // does not observe what it read.
@@ -605,15 +581,9 @@ impl ThreadRun<'_, '_> {
             StmtKind::Fence { order: o, scope, .. } => {
                 // A relaxed fence does nothing in C11 (and the engine, like
                 // std, has no relaxed fence).
-                if *o != MemOrder::Relaxed {
-                    let scope = scope.map(engine_scope).unwrap_or(self.prog.default_scope);
-                    rt::op_at(
-                        Op::Fence {
-                            order: order(*o),
-                            scope,
-                        },
-                        self.src(s.pos),
-                    );
+                if *o != Order::Relaxed {
+                    let scope = scope.unwrap_or(self.prog.default_scope);
+                    rt::op_at(Op::Fence { order: *o, scope }, self.src(s.pos));
                 }
             }
             StmtKind::Barrier { .. } if self.prog.opencl => {
@@ -624,7 +594,7 @@ impl ThreadRun<'_, '_> {
                     rt::op_at(
                         Op::Fence {
                             order: Order::Relaxed,
-                            scope: EngineScope::Block,
+                            scope: Scope::Block,
                         },
                         self.src(s.pos),
                     );

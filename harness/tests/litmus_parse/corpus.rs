@@ -85,7 +85,7 @@ fn corpus_details() {
     assert_eq!(c.op, AtomicOp::CasStrong);
     assert_eq!(
         (c.order, c.failure, c.scope),
-        (MemOrder::Release, Some(MemOrder::Release), Some(Scope::Device))
+        (Order::Release, Some(Order::Release), Some(Scope::Device))
     );
     let StmtKind::If { then, els, .. } = &t.threads[0].body[2].kind else {
         panic!()

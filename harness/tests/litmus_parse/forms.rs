@@ -245,3 +245,95 @@ P0 (int* x) { /* (* not herd inside code *) */ int r0 = (*x); // (*x) is a deref
     };
     assert_eq!(show(e), "(*x)");
 }
+
+/// The orders of one test's atomic calls, as (order, written as consume,
+/// failure order, failure written as consume), in statement order.
+fn call_orders(body: &[Stmt]) -> Vec<(Order, bool, Option<Order>, bool)> {
+    body.iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Decl {
+                init:
+                    Some(Expr {
+                        kind: ExprKind::Atomic(c),
+                        ..
+                    }),
+                ..
+            } => Some((c.order, c.consume, c.failure, c.failure_consume)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `memory_order_consume` is read as acquire (the engine has no consume
+/// order) and the node remembers the spelling, on a call's order, on a
+/// compare-exchange's failure order and on a fence; messages about an
+/// order name it as the test wrote it.
+#[test]
+fn consume_is_read_as_acquire_and_keeps_its_spelling() {
+    let src = "C consume
+{}
+P0 (atomic_int* x) {
+  int r0 = atomic_load_explicit(x, memory_order_consume);
+  int r1 = atomic_load_explicit(x, memory_order_acquire);
+  int r2 = atomic_compare_exchange_strong_explicit(x, &r0, 1, memory_order_acq_rel, memory_order_consume);
+  int r3 = atomic_compare_exchange_strong_explicit(x, &r0, 1, memory_order_consume, memory_order_acquire);
+  atomic_thread_fence(memory_order_consume);
+  atomic_thread_fence(memory_order_acquire);
+}
+";
+    let t = parse(src).unwrap();
+    let b = &t.threads[0].body;
+    assert_eq!(
+        call_orders(b),
+        [
+            (Order::Acquire, true, None, false),
+            (Order::Acquire, false, None, false),
+            (Order::AcqRel, false, Some(Order::Acquire), true),
+            (Order::Acquire, true, Some(Order::Acquire), false),
+        ]
+    );
+    let fences: Vec<&StmtKind> = b
+        .iter()
+        .map(|s| &s.kind)
+        .filter(|k| matches!(k, StmtKind::Fence { .. }))
+        .collect();
+    assert_eq!(
+        fences,
+        [
+            &StmtKind::Fence {
+                flags: vec![],
+                order: Order::Acquire,
+                consume: true,
+                scope: None,
+            },
+            &StmtKind::Fence {
+                flags: vec![],
+                order: Order::Acquire,
+                consume: false,
+                scope: None,
+            },
+        ]
+    );
+
+    // Messages name the order as written: consume, not the acquire it is read as.
+    let message = |call: &str| {
+        let src = format!("C m\n{{}}\nP0 (atomic_int* x) {{\n  {call};\n}}\n");
+        parse(&src).unwrap_err().message
+    };
+    assert_eq!(
+        message("atomic_store_explicit(x, 1, memory_order_consume)"),
+        "memory_order_consume is not a valid order for a store"
+    );
+    assert_eq!(
+        message("atomic_store_explicit(x, 1, memory_order_acquire)"),
+        "memory_order_acquire is not a valid order for a store"
+    );
+    assert_eq!(
+        message("int r0 = atomic_load_explicit(x, memory_order_consume, rlx_unpaired)"),
+        "DRFrlx classes apply to relaxed atomics only (this one is memory_order_consume)"
+    );
+    assert_eq!(
+        message("int r0 = atomic_load_explicit(x, memory_order_acquire, rlx_unpaired)"),
+        "DRFrlx classes apply to relaxed atomics only (this one is memory_order_acquire)"
+    );
+}

@@ -5,7 +5,7 @@ use super::*;
 #[test]
 fn sb_tree() {
     use AtomicOp::*;
-    use MemOrder::Relaxed;
+    use Order::Relaxed;
     let ai = || ty("int", true, 1);
     let thread = |index: u32, line: u32, (a, b): (&str, &str)| Thread {
         index,
@@ -132,7 +132,7 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                             AtomicOp::Store,
                             var("x", 4, 25),
                             vec![int(1, 4, 28)],
-                            MemOrder::Release,
+                            Order::Release,
                             None,
                             Some(Scope::Block),
                             None,
@@ -154,7 +154,8 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                     stmt(
                         StmtKind::Fence {
                             flags: vec![MemFlag::Global],
-                            order: MemOrder::AcqRel,
+                            order: Order::AcqRel,
+                            consume: false,
                             scope: Some(Scope::Device),
                         },
                         6,
@@ -179,7 +180,7 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                                 AtomicOp::FetchAdd,
                                 var("y", 9, 38),
                                 vec![int(2, 9, 41)],
-                                MemOrder::Relaxed,
+                                Order::Relaxed,
                                 None,
                                 Some(Scope::Block),
                                 Some(RlxClass::Commutative),
@@ -202,7 +203,8 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                     stmt(
                         StmtKind::Fence {
                             flags: vec![],
-                            order: MemOrder::SeqCst,
+                            order: Order::SeqCst,
+                            consume: false,
                             scope: Some(Scope::System),
                         },
                         11,
@@ -263,8 +265,8 @@ forall (0:r1 = 1 /\\ P0:r2 != 1)
                         AtomicOp::CasStrong,
                         var("x", 5, 52),
                         vec![addr_of("r0", 5, 55), int(1, 5, 60)],
-                        MemOrder::AcqRel,
-                        Some(MemOrder::Acquire),
+                        Order::AcqRel,
+                        Some(Order::Acquire),
                         None,
                         None,
                         5,
@@ -282,8 +284,8 @@ forall (0:r1 = 1 /\\ P0:r2 != 1)
                         AtomicOp::CasWeak,
                         var("x", 6, 41),
                         vec![addr_of("r0", 6, 44), int(2, 6, 49)],
-                        MemOrder::SeqCst,
-                        Some(MemOrder::SeqCst),
+                        Order::SeqCst,
+                        Some(Order::SeqCst),
                         None,
                         None,
                         6,

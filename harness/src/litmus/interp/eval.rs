@@ -58,13 +58,13 @@ impl ThreadRun<'_, '_> {
             }
             ExprKind::Deref(a) => {
                 let loc = self.loc_of(a);
-                decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
+                decode(load(loc, Order::NonAtomic, Scope::Thread, self.src(e.pos)))
             }
             ExprKind::Index(a, i) => {
                 let (base, index) = (self.expr(a), self.expr(i));
                 let at = self.binary(BinOp::Add, base, index, e.pos);
                 let loc = self.loc_at(at, e.pos);
-                decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
+                decode(load(loc, Order::NonAtomic, Scope::Thread, self.src(e.pos)))
             }
             ExprKind::AddrOf(n) => match self.prog.layout.addr(n) {
                 Some(a) => a,
@@ -170,7 +170,7 @@ impl ThreadRun<'_, '_> {
     pub(super) fn atomic(&mut self, c: &AtomicCall, pos: Pos) -> (Val, Option<EventId>) {
         let src = self.src(pos);
         let loc = self.loc_of(&c.addr);
-        let scope = c.scope.map(engine_scope).unwrap_or(self.prog.default_scope);
+        let scope = c.scope.unwrap_or(self.prog.default_scope);
         // Operands first: evaluating them may access memory, and the class
         // announced below belongs to this call's own event.
         let operand = match c.op {
@@ -181,11 +181,11 @@ impl ThreadRun<'_, '_> {
         // inference tries at this line), the order it runs with (unpaired
         // calls are strengthened in a weak-model run of `scopecheck
         // drfrlx`), and whether a quantum-equivalent run picks its values.
-        let (class, o) = if c.order == MemOrder::Relaxed {
+        let (class, o) = if c.order == Order::Relaxed {
             let class = drfrlx::class_at(src, c.class);
             (class, drfrlx::relaxed_order(class))
         } else {
-            (None, order(c.order))
+            (None, c.order)
         };
         let quantum = drfrlx::quantum_active(class);
         let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool) {
@@ -274,7 +274,7 @@ impl ThreadRun<'_, '_> {
                     None => {
                         let l = self.loc_of(exp_at);
                         (
-                            decode(load(l, Order::NonAtomic, EngineScope::Thread, self.src(exp_at.pos))),
+                            decode(load(l, Order::NonAtomic, Scope::Thread, self.src(exp_at.pos))),
                             Some(l),
                         )
                     }
@@ -284,8 +284,8 @@ impl ThreadRun<'_, '_> {
                 // strengthened) success order unless the test names a
                 // stronger one.
                 let failure = match (c.order, c.failure) {
-                    (MemOrder::Relaxed, None | Some(MemOrder::Relaxed)) => o.read_part(),
-                    (_, f) => order(f.unwrap_or(c.order)).read_part(),
+                    (Order::Relaxed, None | Some(Order::Relaxed)) => o.read_part(),
+                    (_, f) => f.unwrap_or(c.order).read_part(),
                 };
                 let op = RmwOp::Cas {
                     expected: encode(expected),
@@ -306,7 +306,7 @@ impl ThreadRun<'_, '_> {
                                 self.unused_reads.insert(r.clone(), read);
                             }
                         }
-                        (None, Some(l)) => store(l, Order::NonAtomic, old, EngineScope::Thread, self.src(exp_at.pos)),
+                        (None, Some(l)) => store(l, Order::NonAtomic, old, Scope::Thread, self.src(exp_at.pos)),
                         (None, None) => unreachable!("expected value came from somewhere"),
                     }
                 }

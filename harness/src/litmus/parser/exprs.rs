@@ -286,8 +286,10 @@ impl Parser {
             op,
             addr,
             args,
-            order: MemOrder::SeqCst,
-            failure: if cas { Some(MemOrder::SeqCst) } else { None },
+            order: Order::SeqCst,
+            consume: false,
+            failure: if cas { Some(Order::SeqCst) } else { None },
+            failure_consume: false,
             scope: None,
             class: None,
         };
@@ -298,36 +300,37 @@ impl Parser {
                 "`,` and a memory order"
             };
             self.expect(&T::Comma, what)?;
-            let (order, opos) = self.order("a memory order")?;
+            let (order, consume, opos) = self.order("a memory order")?;
             let bad = match op {
-                AtomicOp::Load => matches!(order, MemOrder::Release | MemOrder::AcqRel).then_some("a load"),
-                AtomicOp::Store => {
-                    matches!(order, MemOrder::Acquire | MemOrder::Consume | MemOrder::AcqRel).then_some("a store")
-                }
+                AtomicOp::Load => matches!(order, Order::Release | Order::AcqRel).then_some("a load"),
+                // Consume is read as acquire, so this refuses it too.
+                AtomicOp::Store => matches!(order, Order::Acquire | Order::AcqRel).then_some("a store"),
                 _ => None,
             };
             if let Some(what) = bad {
                 return Err(Self::error(
                     opos,
-                    format!("{} is not a valid order for {what}", order_name(order)),
+                    format!("{} is not a valid order for {what}", order_name(order, consume)),
                 ));
             }
             call.order = order;
+            call.consume = consume;
             if cas {
                 self.expect(&T::Comma, "`,` and the failure memory order")?;
-                let (failure, fpos) = self.order("the failure memory order")?;
+                let (failure, failure_consume, fpos) = self.order("the failure memory order")?;
                 // C forbids release failure orders; herd's OpenCL tests (CT_wsq2
                 // in the public corpus) use them, so OPENCL tests may.
-                if self.arch == Arch::C && matches!(failure, MemOrder::Release | MemOrder::AcqRel) {
+                if self.arch == Arch::C && matches!(failure, Order::Release | Order::AcqRel) {
                     return Err(Self::error(
                         fpos,
                         format!(
                             "{} is not a valid failure order for a compare-exchange",
-                            order_name(failure)
+                            order_name(failure, failure_consume)
                         ),
                     ));
                 }
                 call.failure = Some(failure);
+                call.failure_consume = failure_consume;
             }
             if self.eat(&T::Comma) {
                 let t = self.peek().clone();
@@ -336,10 +339,10 @@ impl Parser {
                         call.scope = scope_of(&s);
                         self.bump();
                         if self.eat(&T::Comma) {
-                            call.class = Some(self.class(order)?);
+                            call.class = Some(self.class(order, consume)?);
                         }
                     }
-                    Some(s) if class_of(&s).is_some() => call.class = Some(self.class(order)?),
+                    Some(s) if class_of(&s).is_some() => call.class = Some(self.class(order, consume)?),
                     _ => return Err(Self::error_at(&t, "a memory scope or a DRFrlx class")),
                 }
             }
@@ -353,18 +356,18 @@ impl Parser {
     }
 
     /// A DRFrlx class, allowed after a relaxed order only.
-    pub(super) fn class(&mut self, order: MemOrder) -> PResult<RlxClass> {
+    pub(super) fn class(&mut self, order: Order, consume: bool) -> PResult<RlxClass> {
         let t = self.peek().clone();
         let class = self
             .ident_at(0)
             .and_then(|s| class_of(&s))
             .ok_or_else(|| Self::error_at(&t, "a DRFrlx class (`rlx_unpaired`, ...)"))?;
-        if order != MemOrder::Relaxed {
+        if order != Order::Relaxed {
             return Err(Self::error(
                 t.pos,
                 format!(
                     "DRFrlx classes apply to relaxed atomics only (this one is {})",
-                    order_name(order)
+                    order_name(order, consume)
                 ),
             ));
         }

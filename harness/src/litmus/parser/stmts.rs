@@ -233,7 +233,7 @@ impl Parser {
         self.expect(&T::LParen, &format!("`(` after `{name}`"))?;
         let kind = match name.as_str() {
             "atomic_thread_fence" => {
-                let (order, _) = self.order("a memory order")?;
+                let (order, consume, _) = self.order("a memory order")?;
                 let scope = if self.eat(&T::Comma) {
                     Some(self.scope("a memory scope")?)
                 } else {
@@ -242,16 +242,22 @@ impl Parser {
                 StmtKind::Fence {
                     flags: Vec::new(),
                     order,
+                    consume,
                     scope,
                 }
             }
             "atomic_work_item_fence" => {
                 let flags = self.flags()?;
                 self.expect(&T::Comma, "`,` and a memory order")?;
-                let (order, _) = self.order("a memory order")?;
+                let (order, consume, _) = self.order("a memory order")?;
                 self.expect(&T::Comma, "`,` and a memory scope")?;
                 let scope = Some(self.scope("a memory scope")?);
-                StmtKind::Fence { flags, order, scope }
+                StmtKind::Fence {
+                    flags,
+                    order,
+                    consume,
+                    scope,
+                }
             }
             "barrier" => StmtKind::Barrier {
                 label,
@@ -291,9 +297,11 @@ impl Parser {
         }
     }
 
-    pub(super) fn order(&mut self, what: &str) -> PResult<(MemOrder, Pos)> {
+    /// A memory order: the order, whether it was written
+    /// `memory_order_consume`, and where.
+    pub(super) fn order(&mut self, what: &str) -> PResult<(Order, bool, Pos)> {
         match self.ident_at(0).and_then(|s| order_of(&s)) {
-            Some(o) => Ok((o, self.bump().pos)),
+            Some((o, consume)) => Ok((o, consume, self.bump().pos)),
             None => Err(self.expected(what)),
         }
     }

@@ -4,26 +4,31 @@
 
 use super::*;
 
-/// The spelling of a memory order.
-pub(super) fn order_name(o: MemOrder) -> &'static str {
+/// The spelling of a memory order the parser read: `consume` says it was
+/// written `memory_order_consume` (read as acquire).
+pub(super) fn order_name(o: Order, consume: bool) -> &'static str {
     match o {
-        MemOrder::Relaxed => "memory_order_relaxed",
-        MemOrder::Consume => "memory_order_consume",
-        MemOrder::Acquire => "memory_order_acquire",
-        MemOrder::Release => "memory_order_release",
-        MemOrder::AcqRel => "memory_order_acq_rel",
-        MemOrder::SeqCst => "memory_order_seq_cst",
+        Order::Acquire if consume => "memory_order_consume",
+        Order::Relaxed => "memory_order_relaxed",
+        Order::Acquire => "memory_order_acquire",
+        Order::Release => "memory_order_release",
+        Order::AcqRel => "memory_order_acq_rel",
+        Order::SeqCst => "memory_order_seq_cst",
+        // The parser never reads one; named for completeness.
+        Order::NonAtomic => "a non-atomic access",
     }
 }
 
-pub(super) fn order_of(name: &str) -> Option<MemOrder> {
+/// The order a C spelling names, and whether it is `memory_order_consume`
+/// (which is read as acquire, as compilers do).
+pub(super) fn order_of(name: &str) -> Option<(Order, bool)> {
     Some(match name {
-        "memory_order_relaxed" => MemOrder::Relaxed,
-        "memory_order_consume" => MemOrder::Consume,
-        "memory_order_acquire" => MemOrder::Acquire,
-        "memory_order_release" => MemOrder::Release,
-        "memory_order_acq_rel" => MemOrder::AcqRel,
-        "memory_order_seq_cst" => MemOrder::SeqCst,
+        "memory_order_relaxed" => (Order::Relaxed, false),
+        "memory_order_consume" => (Order::Acquire, true),
+        "memory_order_acquire" => (Order::Acquire, false),
+        "memory_order_release" => (Order::Release, false),
+        "memory_order_acq_rel" => (Order::AcqRel, false),
+        "memory_order_seq_cst" => (Order::SeqCst, false),
         _ => return None,
     })
 }
