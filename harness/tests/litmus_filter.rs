@@ -78,3 +78,41 @@ fn a_filter_needs_a_condition() {
     let e = format!("{:?}", check_source("t.litmus", &src, &opts).unwrap_err());
     assert!(e.contains("a `filter` must be followed by the condition"), "{e}");
 }
+
+/// herd's C dialect takes a `filter` too (after `locations`, before the
+/// condition), with the same meaning, and refuses one without a condition
+/// at the filter's position.
+#[test]
+fn the_c_dialect_reads_a_filter() {
+    const SB: &str = "C sb\n{ x = 0; y = 0; }\n\
+     P0 (atomic_int* x, atomic_int* y) { atomic_store_explicit(x, 1, memory_order_relaxed); \
+       int r0 = atomic_load_explicit(y, memory_order_relaxed); }\n\
+     P1 (atomic_int* x, atomic_int* y) { atomic_store_explicit(y, 1, memory_order_relaxed); \
+       int r0 = atomic_load_explicit(x, memory_order_relaxed); }\n";
+    let r = run("rc11", &format!("{SB}exists (0:r0 == 0)\n"));
+    assert_eq!((r.verdict(), r.executions, r.states.len()), (Some(true), 4, 2));
+    // Kept: the two executions where P1 reads 1; the states name both
+    // registers (the filter's and the condition's).
+    let r = run(
+        "rc11",
+        &format!("{SB}locations [x;]\nfilter (1:r0 == 1)\nexists (0:r0 == 0)\n"),
+    );
+    assert_eq!(
+        (r.verdict(), r.executions, r.positive, r.negative),
+        (Some(true), 2, 1, 1)
+    );
+    let names: Vec<String> = r.states.keys().map(scopecheck::litmus::output::state_text).collect();
+    assert_eq!(names, ["0:r0=0; 1:r0=1; x=1;", "0:r0=1; 1:r0=1; x=1;"]);
+    // The witness satisfies the filter.
+    let w = r.witness_state.as_ref().unwrap();
+    assert_eq!(scopecheck::litmus::output::state_text(w), "0:r0=0; 1:r0=1; x=1;");
+    let opts = Options {
+        model: Some("rc11".parse::<LitmusModel>().unwrap()),
+        ..Options::default()
+    };
+    let e = check_source("t.litmus", &format!("{SB}filter (1:r0 == 1)\n"), &opts).unwrap_err();
+    assert_eq!(
+        e.located("t.litmus"),
+        "t.litmus:5:1: a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)"
+    );
+}

@@ -219,6 +219,9 @@ pub struct Engine {
     bounds_search: bool,
     /// Whether the current execution was stopped at the search bound.
     pruned_now: bool,
+    /// The program dropped the current execution before it ended
+    /// ([`Engine::drop_execution`]: herd's `filter`).
+    dropped_by_program: bool,
     /// Whether the whole kept graph of this execution has been replayed.
     replayed: bool,
     /// The run's deadline, read every few hundred steps.
@@ -244,6 +247,7 @@ impl Engine {
             branches: 0,
             bounds_search: strategy.bounds_search(),
             pruned_now: false,
+            dropped_by_program: false,
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             cyclic_seen: std::collections::HashSet::new(),
@@ -305,6 +309,7 @@ impl Engine {
         self.promise_verdict = None;
         self.branches = 0;
         self.pruned_now = false;
+        self.dropped_by_program = false;
         // Only backward revisits, the `porf` model and the unfair progress
         // check ask porf views; a strategy starting from an empty graph
         // with none of them spares their joins.

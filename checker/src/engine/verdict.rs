@@ -21,6 +21,9 @@ impl Engine {
     /// `c11`) is judged with them kept, and may turn from failed to blocked
     /// (a promise was broken): its failure is then not the program's.
     pub fn judge_complete(&mut self, end: ExecutionEnd) -> (ExecutionEnd, Option<Failure>) {
+        if self.dropped_by_program && end == ExecutionEnd::Complete {
+            return (ExecutionEnd::Blocked, None);
+        }
         if !self.graph.promises().is_empty() {
             return (self.judge_promised(end), None);
         }
@@ -54,6 +57,14 @@ impl Engine {
             }
         }
         (end, None)
+    }
+
+    /// The program drops the current execution, which is about to complete
+    /// (herd's `filter P`, whose `P` its final state fails): it ends as
+    /// blocked, so it adds no outcome, no race and no count of complete
+    /// executions, and its alternatives are still explored.
+    pub fn drop_execution(&mut self) {
+        self.dropped_by_program = true;
     }
 
     /// Whether the model keeps the current execution, asked by a program

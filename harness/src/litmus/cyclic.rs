@@ -232,6 +232,9 @@ fn constants(test: &Test) -> BTreeSet<u64> {
     }
     if let Some(c) = &test.condition {
         prop(&c.prop, &mut out);
+        if let Some(f) = &c.filter {
+            prop(f, &mut out);
+        }
     }
     out
 }
@@ -531,13 +534,15 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
 
 /// Whether `states` settle the condition of `test` whatever other
 /// executions would add: an `exists` or `~exists` state that satisfies it,
-/// a `forall` state that does not.
+/// a `forall` state that does not (among the states the filter keeps).
 fn answered(test: &Test, states: &[FinalState]) -> bool {
     use super::ast::Quantifier;
     let Some(c) = &test.condition else { return false };
+    let filter = super::filter::Filter::of(test);
+    let mut kept = states.iter().filter(|s| filter.keeps(s));
     match c.quantifier {
-        Quantifier::Exists | Quantifier::NotExists => states.iter().any(|s| super::interp::holds(&c.prop, s)),
-        Quantifier::Forall => states.iter().any(|s| !super::interp::holds(&c.prop, s)),
+        Quantifier::Exists | Quantifier::NotExists => kept.any(|s| super::interp::holds(&c.prop, s)),
+        Quantifier::Forall => kept.any(|s| !super::interp::holds(&c.prop, s)),
     }
 }
 
@@ -836,8 +841,8 @@ pub struct Setup<'a> {
     /// Whether to keep a witness graph.
     pub want_witness: bool,
     /// herd's `filter P`: executions whose final state fails it count for
-    /// nothing (no races, no executions); `filter.rs` cuts the states.
-    pub filter: Option<&'a Prop>,
+    /// nothing (no state, no race, no execution; `filter.rs`).
+    pub filter: super::filter::Filter<'a>,
 }
 
 /// Runs the enumeration and builds the test's result.
@@ -851,7 +856,13 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
     let mut states: BTreeMap<FinalState, u64> = BTreeMap::new();
     let (mut positive, mut negative) = (0, 0);
     let mut witness = None;
-    for (st, g) in found.states.iter().zip(&found.graphs) {
+    let kept = |i: usize| setup.filter.keeps(&found.states[i]);
+    let mut dropped = 0;
+    for (i, (st, g)) in found.states.iter().zip(&found.graphs).enumerate() {
+        if !kept(i) {
+            dropped += 1;
+            continue;
+        }
         let sat = cond.is_none_or(|c| holds(&c.prop, st));
         if sat {
             positive += 1;
@@ -868,7 +879,6 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
         }
         *states.entry(st.clone()).or_insert(0) += 1;
     }
-    let kept = |i: usize| setup.filter.is_none_or(|f| holds(f, &found.states[i]));
     let mut races = Vec::new();
     let mut race_lines = HashSet::new();
     let mut racy_executions = 0;
@@ -901,6 +911,7 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
         );
     }
     notes.extend(super::run::divergence_notes(test, &found.divergence));
+    notes.extend(setup.filter.note(dropped));
     let mut failures = found.run.failures;
     super::run::litmus_advice(&mut failures);
     let complete = found.run.complete && found.incomplete.is_none();
@@ -908,8 +919,10 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
     let judged = positive + negative;
     // Under a GPU model a complete run with no consistent execution judges
     // the condition over none, as Dat3M does (and as `run.rs` says).
-    let over_none = matches!(cm, CyclicModel::Gpu(..)) && complete && failures.is_empty() && judged == 0;
-    if over_none {
+    // So it is when the filter dropped every execution.
+    let over_none =
+        (matches!(cm, CyclicModel::Gpu(..)) || dropped > 0) && complete && failures.is_empty() && judged == 0;
+    if over_none && dropped == 0 {
         notes.push(format!(
             "no execution finishes under {} (each hangs at a barrier, spins past --unroll or is inconsistent): the \
              condition is judged over no execution",

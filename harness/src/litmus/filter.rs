@@ -1,43 +1,43 @@
-//! herd's `filter P` before a condition: executions whose final state does
-//! not satisfy `P` are dropped, so the condition is judged, and the states
-//! listed and counted, over the others only.
+//! herd's `filter P` before a condition: an execution whose final state
+//! fails `P` is dropped, as herd and Dat3M drop it. It adds no final state,
+//! no positive or negative count, no witness, no race and no racy or
+//! consistent execution; the condition is judged over the others only.
 //!
-//! The test runs once with the condition's proposition joined with the
-//! filter (`exists (F /\ P)`, `~exists (F /\ P)`, `forall (~F \/ P)`): the
-//! witness the run keeps then satisfies the filter, and every strategy and
-//! model path (the explorer, the po ∪ rf-cyclic enumerations) needs nothing
-//! of its own. The result is then cut down to the filtered states and its
-//! positive and negative counts recounted from them with the condition as
-//! written. Under the declarative models (Vulkan, PTX, opencl, c11's
-//! enumerator) the run itself drops the races and the execution count of
-//! the executions the filter drops (`run::check_kept`).
+//! One mechanism on every path: the explorer's per-execution callback
+//! (`run.rs`) asks [`Filter::keeps`] once the final state is known (after
+//! the model's own verdict, so an inconsistent execution stays a rejected
+//! one) and drops a failing execution through the runtime
+//! (`rt::drop_execution`: it ends as blocked, and the races the engine
+//! would log at its end are never logged); the po ∪ rf-cyclic enumerations
+//! (`cyclic.rs`) skip it when they build the result. Both say how many
+//! were dropped ([`Filter::note`]) and leave them out of the blocked count.
 
-use super::ast::{Prop, Quantifier, Test};
-use super::interp::holds;
-use super::run::{check_kept, Options, TestError, TestResult};
+use super::ast::{Prop, Test};
+use super::interp::{holds, FinalState};
 
-/// Checks `test`, whose condition has the filter `filter`.
-pub(super) fn check_filtered(file: &str, test: &Test, filter: &Prop, opts: &Options) -> Result<TestResult, TestError> {
-    let original = test.condition.clone().expect("a filter comes with a condition");
-    let mut joined = test.clone();
-    let c = joined.condition.as_mut().expect("a filter comes with a condition");
-    c.filter = None;
-    c.prop = match c.quantifier {
-        Quantifier::Exists | Quantifier::NotExists => Prop::And(vec![filter.clone(), c.prop.clone()]),
-        Quantifier::Forall => Prop::Or(vec![Prop::Not(Box::new(filter.clone())), c.prop.clone()]),
-    };
-    let mut r = check_kept(file, &joined, opts, Some(filter))?;
-    r.states.retain(|state, _| holds(filter, state));
-    let (mut positive, mut negative) = (0, 0);
-    for (state, n) in &r.states {
-        if holds(&original.prop, state) {
-            positive += n;
-        } else {
-            negative += n;
-        }
+/// The test's filter, if it has one.
+#[derive(Clone, Copy)]
+pub(crate) struct Filter<'a>(Option<&'a Prop>);
+
+impl<'a> Filter<'a> {
+    /// The filter of `test`'s condition (none: every execution is kept).
+    pub(crate) fn of(test: &'a Test) -> Filter<'a> {
+        Filter(test.condition.as_ref().and_then(|c| c.filter.as_ref()))
     }
-    r.positive = positive;
-    r.negative = negative;
-    r.condition = Some(original);
-    Ok(r)
+
+    /// Whether an execution with final state `state` is kept.
+    pub(crate) fn keeps(&self, state: &FinalState) -> bool {
+        self.0.is_none_or(|f| holds(f, state))
+    }
+
+    /// The note saying how many consistent executions the filter dropped.
+    pub(crate) fn note(&self, dropped: u64) -> Option<String> {
+        (self.0.is_some() && dropped > 0).then(|| {
+            format!(
+                "{dropped} consistent execution{} dropped by the filter (herd's `filter`): counted as neither \
+                 executions nor blocked, with no state and no race",
+                if dropped == 1 { "" } else { "s" }
+            )
+        })
+    }
 }

@@ -111,7 +111,7 @@ impl Layout {
         let cond_vars = test
             .condition
             .iter()
-            .flat_map(|c| prop_vars(&c.prop))
+            .flat_map(condition_vars)
             .chain(test.locations.iter().cloned());
         for v in cond_vars {
             if let StateVar::Loc { name, .. } = v {
@@ -170,6 +170,15 @@ impl Layout {
             index: offset as u32,
         }
     }
+}
+
+/// Every state variable a condition mentions: its filter's (herd's
+/// `filter P`, which the final state must hold to be judged), then its
+/// proposition's.
+pub fn condition_vars(c: &Condition) -> Vec<StateVar> {
+    let mut out = c.filter.as_ref().map(prop_vars).unwrap_or_default();
+    out.extend(prop_vars(&c.prop));
+    out
 }
 
 /// Every state variable a proposition mentions.

@@ -20,7 +20,7 @@
 //! the unroll bound is; values are 64-bit and wrap.
 
 use super::ast::{InitTarget, Pos, StateVar, Test};
-use super::interp::prop_vars;
+use super::interp::condition_vars;
 use super::run::TestError;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -121,7 +121,7 @@ pub fn element_count(test: &Test) -> Result<u64, (Pos, String)> {
     let named: Vec<StateVar> = test
         .condition
         .iter()
-        .flat_map(|c| prop_vars(&c.prop))
+        .flat_map(condition_vars)
         .chain(test.locations.iter().cloned())
         .collect();
     let observed = named.iter().filter_map(|v| match v {

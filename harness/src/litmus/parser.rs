@@ -16,7 +16,7 @@
 //!            | "atomic_work_item_fence" "(" flags "," order "," scope ")" ";"
 //! expr      := C expressions over || && | ^ & == != < <= > >= << >> + - * / %,
 //!              unary - ! ~ * &, e[i], (e), integers, variables, atomic calls
-//! condition := ("exists" | "~" "exists" | "forall") prop
+//! condition := ["filter" prop] ("exists" | "~" "exists" | "forall") prop
 //! prop      := prop "\/" prop | prop "/\" prop | "~" prop | "not" prop | "(" prop ")"
 //!            | "true" | "false" | var ("=" | "==" | "!=") value
 //! var       := [P]N ":" r | x | "[" x "]" | x "[" N "]"

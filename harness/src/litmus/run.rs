@@ -2,8 +2,9 @@
 
 use super::ast::*;
 use super::cyclic::{CyclicModel, Setup};
+use super::filter::Filter;
 use super::gpu_model::{self, GpuModel};
-use super::interp::{holds, prop_vars, FinalState, Layout, Program};
+use super::interp::{condition_vars, holds, FinalState, Layout, Program};
 use super::opencl;
 use super::parser::{parse, ParseError};
 use super::workgroups::WorkGroups;
@@ -330,24 +331,10 @@ pub fn check_file(path: &std::path::Path, opts: &Options) -> Result<TestResult, 
 }
 
 /// Checks a parsed test.
+///
+/// A condition's `filter` drops the executions whose final state fails it
+/// on every path (`filter.rs`).
 pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult, TestError> {
-    if let Some(filter) = test.condition.as_ref().and_then(|c| c.filter.as_ref()) {
-        return super::filter::check_filtered(file, test, filter, opts);
-    }
-    check_kept(file, test, opts, None)
-}
-
-/// [`check_test`] of a test whose condition has no `filter` of its own
-/// (`filter.rs` joins one into the condition and passes it here as `keep`):
-/// under the declarative models an execution whose final state fails
-/// `keep` is dropped as herd and Dat3M drop it, so it adds no race, no
-/// racy or consistent execution (`filter.rs` then cuts the states).
-pub(super) fn check_kept(
-    file: &str,
-    test: &Test,
-    opts: &Options,
-    keep: Option<&Prop>,
-) -> Result<TestResult, TestError> {
     let model = opts.model.unwrap_or_else(|| LitmusModel::default_for(test.arch));
     // A PTX or Vulkan test runs under its dialect's models only, and those
     // models judge nothing else; its thread bodies are built here, where the
@@ -460,7 +447,7 @@ pub(super) fn check_kept(
             model,
             notes,
             want_witness: opts.witness,
-            filter: keep,
+            filter: Filter::of(test),
         };
         let mut r = super::cyclic::result(&mut prog, cm, &config, setup);
         r.witness_sw = r
@@ -484,7 +471,13 @@ pub(super) fn check_kept(
         races: Vec<Failure>,
         race_lines: HashSet<(SourceLoc, SourceLoc)>,
         divergence: BTreeSet<Divergence>,
+        /// Executions the filter dropped (each interleaving of one graph,
+        /// under the reference enumerator: the engine counted each blocked).
+        filtered: u64,
+        /// The distinct graphs among them, under the reference enumerator.
+        filtered_distinct: HashSet<String>,
     }
+    let filter = Filter::of(test);
     let seen = RefCell::new(Seen {
         states: BTreeMap::new(),
         positive: 0,
@@ -497,6 +490,8 @@ pub(super) fn check_kept(
         races: Vec::new(),
         race_lines: HashSet::new(),
         divergence: BTreeSet::new(),
+        filtered: 0,
+        filtered_distinct: HashSet::new(),
     });
     let distinct_only = matches!(opts.strategy, Strategy::Reference);
     let want_witness = opts.witness;
@@ -517,6 +512,7 @@ pub(super) fn check_kept(
             return;
         }
         let mut s = seen.borrow_mut();
+        let mut judgement = None;
         if let Some(env) = &env {
             let g = rt::current_graph();
             let judged = match env {
@@ -533,26 +529,38 @@ pub(super) fn check_kept(
                     s.rejected += 1;
                     return;
                 }
-                // Dropped by the filter: it counts for nothing.
-                Ok(_) if keep.is_some_and(|f| !holds(f, &state)) => {}
-                Ok(j) => {
-                    if distinct_only && !s.consistent.insert(canonical_key(&g)) {
-                        // The reference enumerator reaches a graph once per interleaving.
-                    } else {
-                        s.consistent_count += 1;
-                        if !j.races.is_empty() {
-                            s.racy += 1;
-                        }
-                    }
-                    for (a, b) in j.races {
-                        let key = (g.event(a).src, g.event(b).src);
-                        if s.race_lines.insert(key) {
-                            s.races.push(race_failure_under(&g, a, b, model));
-                        }
-                    }
-                    s.divergence.extend(j.divergence);
+                Ok(j) => judgement = Some((g, j)),
+            }
+        }
+        // herd's `filter` (filter.rs), asked once the model has kept the
+        // execution: one whose final state fails it is dropped before
+        // anything is recorded, and the engine ends it as blocked (so it
+        // logs no race at its end either).
+        if !filter.keeps(&state) {
+            s.filtered += 1;
+            if distinct_only {
+                s.filtered_distinct.insert(canonical_key(&rt::current_graph()));
+            }
+            drop(s);
+            rt::drop_execution();
+            return;
+        }
+        if let Some((g, j)) = judgement {
+            if distinct_only && !s.consistent.insert(canonical_key(&g)) {
+                // The reference enumerator reaches a graph once per interleaving.
+            } else {
+                s.consistent_count += 1;
+                if !j.races.is_empty() {
+                    s.racy += 1;
                 }
             }
+            for (a, b) in j.races {
+                let key = (g.event(a).src, g.event(b).src);
+                if s.race_lines.insert(key) {
+                    s.races.push(race_failure_under(&g, a, b, model));
+                }
+            }
+            s.divergence.extend(j.divergence);
         }
         let sat = cond.is_none_or(|c| holds(&c.prop, &state));
         if sat {
@@ -587,19 +595,25 @@ pub(super) fn check_kept(
         notes.extend(divergence_notes(test, &seen.divergence));
         (
             seen.consistent_count,
-            r.stats.blocked + seen.rejected,
+            r.stats.blocked - seen.filtered + seen.rejected,
             seen.races,
             seen.racy,
         )
     } else {
         (
             r.distinct.unwrap_or(r.stats.complete),
-            r.stats.blocked,
+            r.stats.blocked - seen.filtered,
             r.races,
             r.racy_executions,
         )
     };
     litmus_advice(&mut races);
+    let dropped = if distinct_only {
+        seen.filtered_distinct.len() as u64
+    } else {
+        seen.filtered
+    };
+    notes.extend(filter.note(dropped));
     // Zero final states prove nothing either way (an `exists` would read
     // "No", a `~exists` "Ok", from executions that never happened).
     // (A shard may own no execution at all: it saw nothing to judge, and
@@ -608,9 +622,12 @@ pub(super) fn check_kept(
     let judged = seen.positive + seen.negative;
     // Under a GPU model a complete run may leave no execution at all (every
     // one hangs at a barrier, spins past --unroll or breaks an axiom): the
-    // condition is then judged over none, as Dat3M does.
-    let over_none = matches!(model, LitmusModel::Gpu(_)) && r.complete && failures.is_empty() && judged == 0;
-    if over_none && runs > 0 {
+    // condition is then judged over none, as Dat3M does; so it is when the
+    // filter dropped every execution (herd and Dat3M judge over the kept
+    // ones, here none).
+    let over_none =
+        (matches!(model, LitmusModel::Gpu(_)) || seen.filtered > 0) && r.complete && failures.is_empty() && judged == 0;
+    if over_none && runs > 0 && seen.filtered == 0 {
         notes.push(format!(
             "no execution finishes under {model} (each of the {runs} hangs at a barrier, spins past --unroll {} or \
              is inconsistent): the condition is judged over no execution",
@@ -687,7 +704,7 @@ pub(super) fn check_kept(
 pub(super) fn observed_vars(test: &Test) -> Vec<StateVar> {
     test.condition
         .iter()
-        .flat_map(|c| prop_vars(&c.prop))
+        .flat_map(condition_vars)
         .chain(test.locations.iter().cloned())
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -895,7 +912,7 @@ pub(super) fn validate(test: &Test, model: LitmusModel, front: Front) -> Result<
     let named = test
         .condition
         .iter()
-        .flat_map(|c| prop_vars(&c.prop).into_iter().map(|v| (v, "the condition")))
+        .flat_map(|c| condition_vars(c).into_iter().map(|v| (v, "the condition")))
         .chain(test.locations.iter().map(|v| (v.clone(), "the locations clause")));
     for (v, clause) in named {
         if let StateVar::Reg { thread, reg } = &v {

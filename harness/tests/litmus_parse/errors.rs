@@ -153,7 +153,7 @@ const ERRORS: &[(&str, &str, &str)] = &[
     (
         "exists",
         "exist",
-        "11:1: expected a thread, `locations`, `exists`, `~exists`, `forall` or end of input, found `exist`",
+        "11:1: expected a thread, `locations`, `filter`, `exists`, `~exists`, `forall` or end of input, found `exist`",
     ),
     ("1:r0=0)", "1:r0=0) garbage", "11:27: expected end of input after the condition, found `garbage`"),
     ("1:r0=0)", "1:r0=0", "12:1: expected `)` to close the `(` at 11:8, found end of input"),

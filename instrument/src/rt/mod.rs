@@ -162,6 +162,19 @@ pub fn complete_execution_kept() -> bool {
     with_shared(|s| s.engine().complete_execution_kept())
 }
 
+/// Drops the current execution, which the calling program is about to
+/// finish (the litmus front end, for herd's `filter`): it ends as blocked,
+/// recording no outcome and no race ([`Engine::drop_execution`]). Outside a
+/// model: nothing.
+///
+/// [`Engine::drop_execution`]: scopecheck_checker::engine::Engine::drop_execution
+pub fn drop_execution() {
+    if CURRENT.with(|c| c.get()).is_none() {
+        return;
+    }
+    with_shared(|s| s.engine().drop_execution());
+}
+
 /// Whether the current execution counts in this run: always, except in a
 /// sharded run for the few executions every shard walks through but only
 /// shard 0 counts ([`StrategyChoice::Shard`]), and a po ∪ rf-cyclic

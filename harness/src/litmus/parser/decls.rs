@@ -55,8 +55,28 @@ impl Parser {
             locations = self.locations()?;
         }
 
+        // herd's `filter P`: only executions whose final state satisfies P
+        // are kept (filter.rs); it must come with a condition.
+        let mut filter = None;
+        if self.at_ident("filter") {
+            let at = self.pos();
+            self.bump();
+            let (f, _) = self.prop_or()?;
+            filter = Some((f, std::mem::take(&mut self.cond_vars)));
+            if !(self.at_ident("exists") || self.at_ident("forall") || self.at(&T::Tilde)) {
+                return Err(Self::error(
+                    at,
+                    "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+                ));
+            }
+        }
         let condition = if self.at_ident("exists") || self.at_ident("forall") || self.at(&T::Tilde) {
-            let c = self.condition()?;
+            let mut c = self.condition()?;
+            if let Some((f, mut vars)) = filter {
+                c.filter = Some(f);
+                vars.append(&mut c.vars);
+                c.vars = vars;
+            }
             self.eat(&T::Semi);
             if !self.at(&T::Eof) {
                 return Err(self.expected("end of input after the condition"));
@@ -65,9 +85,9 @@ impl Parser {
         } else {
             if !self.at(&T::Eof) {
                 let what = if locations.is_empty() {
-                    "a thread, `locations`, `exists`, `~exists`, `forall` or end of input"
+                    "a thread, `locations`, `filter`, `exists`, `~exists`, `forall` or end of input"
                 } else {
-                    "`exists`, `~exists`, `forall` or end of input"
+                    "`filter`, `exists`, `~exists`, `forall` or end of input"
                 };
                 return Err(self.expected(what));
             }
