@@ -235,7 +235,7 @@ impl Builder {
         if let Some(t) = ticker {
             t.finish();
         }
-        let report = Report::new(r, config.model);
+        let report = Report::new(r, config.model).with_cycle_coverage(config.model, config.porf_cycles);
         if let (Some(path), None) = (checkpoint, &replay) {
             loom_compat::write_checkpoint(path, &report);
         }
@@ -256,7 +256,7 @@ impl Builder {
         let config = self.config();
         let threads = threads.max(1);
         let r = rt::run_parallel(&config, threads, &f);
-        Report::new(r, config.model)
+        Report::new(r, config.model).with_cycle_coverage(config.model, config.porf_cycles)
     }
 
     /// Explores `f` and panics with the report if any execution fails

@@ -35,6 +35,37 @@ impl Report {
         self
     }
 
+    /// Under a model that allows cycles in po ∪ rf (`c11`), what the run
+    /// covered of them, said with the counts (docs/c11-model.md section
+    /// 4): the optimal explorer builds them, except where a value or a
+    /// store only the cycle itself makes (thin air); the sampling and
+    /// reference strategies build none; `porf_cycles` off builds none.
+    pub(crate) fn with_cycle_coverage(self, model: MemoryModel, porf_cycles: bool) -> Report {
+        if !model.allows_porf_cycles() {
+            return self;
+        }
+        let note = if !porf_cycles {
+            "no execution with a cycle in po ∪ rf was built (porf_cycles is off), though the model allows them"
+        } else {
+            match self.run.strategy {
+                // (An incomplete run says why it stopped; a shard keeps to
+                // executions without cycles and says so there.)
+                "exhaustive" if !self.run.complete => return self,
+                "exhaustive" => {
+                    "complete up to self-justifying values: an execution with a cycle in po ∪ rf is built when each \
+                     value the cycle passes round is written by some execution without one; a value or a store \
+                     that only the cycle itself makes (thin air) is not (docs/c11-model.md section 4)"
+                }
+                "replay" => return self,
+                _ => {
+                    "no execution with a cycle in po ∪ rf was built: only the exhaustive strategy makes promises \
+                     (docs/c11-model.md section 4)"
+                }
+            }
+        };
+        self.with_note(note.into())
+    }
+
     /// What else the run did besides the counted executions (under a
     /// budget: the PCT executions, whether the exhaustive part was cut).
     pub fn notes(&self) -> &[String] {

@@ -250,6 +250,36 @@ fn a_write_only_the_cycle_itself_makes_is_not_found() {
             b
         },
     );
-    let c11 = run(MemoryModel::C11, p);
+    let c11 = run(MemoryModel::C11, p.clone());
     assert_eq!(histogram(&c11), hist(&[("ab=(0, 0)", 1)]));
+    // The report says so: complete up to such values, not complete.
+    let said = |r: &Report| {
+        r.notes()
+            .iter()
+            .any(|n| n.starts_with("complete up to self-justifying values"))
+    };
+    assert!(said(&c11), "{c11}");
+    assert!(
+        c11.to_string().contains("complete up to self-justifying values"),
+        "{c11}"
+    );
+    // Strategies that make no promises say they built no cycle; models
+    // without cycles say nothing.
+    let random = builder(
+        MemoryModel::C11,
+        Strategy::Random {
+            seed: 1,
+            iterations: 20,
+        },
+    )
+    .explore(p.clone());
+    assert!(
+        random
+            .notes()
+            .iter()
+            .any(|n| n.starts_with("no execution with a cycle in po ∪ rf was built")),
+        "{random}"
+    );
+    let cpp20 = run(MemoryModel::Cpp20, p);
+    assert!(cpp20.notes().is_empty(), "{cpp20}");
 }
