@@ -123,7 +123,7 @@ pub struct Failure {
     pub(crate) token: String,
     /// For a [`FailureKind::Hang`]: the threads that wait forever and the
     /// threads they wait for.
-    pub(crate) hang: Option<crate::progress::HangInfo>,
+    pub(crate) hang: Option<HangInfo>,
 }
 
 impl Failure {
@@ -224,7 +224,17 @@ impl Failure {
 
     /// For a [`FailureKind::Hang`]: the threads that wait forever and the
     /// threads they wait for.
-    pub fn hang(&self) -> Option<&crate::progress::HangInfo> {
+    pub fn hang(&self) -> Option<&HangInfo> {
         self.hang.as_ref()
     }
+}
+
+/// The threads a hang report names (see `Failure::hang`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HangInfo {
+    /// The threads that wait forever, ascending.
+    pub waiting: Vec<ThreadId>,
+    /// The threads whose steps they wait for, which the progress model need
+    /// never schedule, ascending.
+    pub awaited: Vec<ThreadId>,
 }

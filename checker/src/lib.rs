@@ -20,6 +20,7 @@ pub mod graph;
 pub mod ids;
 pub mod memory;
 pub mod model;
+pub mod op;
 pub mod outcome;
 pub mod progress;
 pub mod progress_model;

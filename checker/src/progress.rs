@@ -159,15 +159,9 @@ impl fmt::Display for Progress {
     }
 }
 
-/// The threads a hang report names (see `Failure::hang`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HangInfo {
-    /// The threads that wait forever, ascending.
-    pub waiting: Vec<ThreadId>,
-    /// The threads whose steps they wait for, which the progress model need
-    /// never schedule, ascending.
-    pub awaited: Vec<ThreadId>,
-}
+// The threads a hang report names: a part of the report (`failure.rs`),
+// named here too, where the progress models make it.
+pub use crate::failure::HangInfo;
 
 /// One kernel launch: its device and the threads of each of its blocks.
 #[derive(Clone, Debug)]

@@ -11,7 +11,7 @@
 //! implemented where its comment says:
 //!
 //! 1. **Program order, spawn, join** order both spaces
-//!    (`graph/views.rs`: a new event starts from its predecessor's view,
+//!    (`graph/sw.rs`: a new event starts from its predecessor's view,
 //!    both components, and its own prefix counts in both).
 //! 2. **Atomic synchronization** (release/acquire, fences, release
 //!    sequences) orders both spaces: the view a release publishes is the
@@ -26,7 +26,7 @@
 //!    space**: two conflicting accesses to a local location race unless one
 //!    is in the other's local view (`races::pair_races`), and a read of a
 //!    local atomic may read any write not hidden by a write in its local
-//!    view (`MemoryModel::coherence_floor`).
+//!    view (`model::coherence::floor`).
 //! 5. Transitivity mixes the rules the way a path does: hb_s is
 //!    (po ∪ sw ∪ bar_s)+, where bar_s are the edges of the barriers that
 //!    fence s. A local-only barrier followed by a release/acquire pair

@@ -210,16 +210,7 @@ pub fn records(g: &ExecutionGraph) -> Vec<Record> {
 /// location index and mo rank; an RMW's write part only its rank (its
 /// location is its read part's, the event just before it); a join's target.
 pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
-    let mut buf = vec![match model {
-        MemoryModel::Sc => 0u8,
-        MemoryModel::Rc11 => 1,
-        MemoryModel::Cpp20 => 2,
-        MemoryModel::Src11 => 3,
-        MemoryModel::Porf => 4,
-        MemoryModel::C11 => 5,
-        MemoryModel::Ptx75 => 6,
-        MemoryModel::Vulkan => 7,
-    }];
+    let mut buf = vec![model.code()];
     let recs = records(g);
     let mut locs: Vec<Loc> = Vec::new();
     let loc_index = |l: Loc, locs: &mut Vec<Loc>| -> u64 {
@@ -297,16 +288,9 @@ pub fn decode(s: &str) -> Result<Token, String> {
     let buf = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(body)
         .map_err(|e| format!("replay token is not valid base64: {e}"))?;
-    let model = match buf.first() {
-        Some(0) => MemoryModel::Sc,
-        Some(1) => MemoryModel::Rc11,
-        Some(2) => MemoryModel::Cpp20,
-        Some(3) => MemoryModel::Src11,
-        Some(4) => MemoryModel::Porf,
-        Some(5) => MemoryModel::C11,
-        Some(6) => MemoryModel::Ptx75,
-        Some(7) => MemoryModel::Vulkan,
-        _ => return Err("replay token names an unknown memory model".into()),
+    let model = match buf.first().copied().and_then(MemoryModel::from_code) {
+        Some(m) => m,
+        None => return Err("replay token names an unknown memory model".into()),
     };
     let small =
         |v: u64| -> Result<u32, String> { u32::try_from(v).map_err(|_| "token number out of range".to_string()) };

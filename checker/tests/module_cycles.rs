@@ -199,6 +199,35 @@ fn the_checker_modules_import_one_another_without_a_cycle() {
 }
 
 #[test]
+fn what_the_shim_sends_and_the_scheduling_types_sit_below_the_engine() {
+    // Issue 20, item 1: the operations the shim sends (`op`) know nothing
+    // of what the graph records, and the scheduling types the engine, the
+    // explorers, the progress model and the runtime share (`sched`) name
+    // none of them.
+    let deps = deps(&src_of("checker"));
+    let names = |m: &str| -> BTreeSet<String> { deps.get(m).map(|d| d.keys().cloned().collect()).unwrap_or_default() };
+    let op = names("op");
+    let below_op: BTreeSet<String> = ["ids", "rlx_class", "scope", "space", "float"].map(String::from).into();
+    assert!(op.is_subset(&below_op), "op names {op:?}");
+    assert!(
+        names("event").contains("op"),
+        "event re-exports op: {:?}",
+        names("event")
+    );
+    let sched = names("sched");
+    for upper in ["engine", "explore", "progress", "driver", "graph", "event"] {
+        assert!(!sched.contains(upper), "sched names {upper}: {sched:?}");
+    }
+    assert!(sched.contains("op") && sched.contains("failure"), "{sched:?}");
+    for user in ["engine", "explore", "progress", "driver"] {
+        assert!(
+            names(user).contains("sched"),
+            "{user} takes its scheduling types from sched"
+        );
+    }
+}
+
+#[test]
 fn the_shim_modules_import_one_another_without_a_cycle() {
     // The runtime (`rt/`) is the shim's bottom layer: the front ends
     // (`thread`, `gpu`, `lazy_static`, the atomics) call into it and it

@@ -88,8 +88,12 @@ const ERROR_FAMILIES: &[(Kind, &str)] = &[
     // Locations and the condition.
     (Kind::Parse, "after `locations`"),
     (Kind::Parse, "in the locations list"),
-    (Kind::Parse, "expected a thread, `locations`, `exists`"),
-    (Kind::Parse, "expected `exists`, `~exists`, `forall` or end of input"),
+    (Kind::Parse, "expected a thread, `locations`, `filter`, `exists`"),
+    (
+        Kind::Parse,
+        "expected `filter`, `exists`, `~exists`, `forall` or end of input",
+    ),
+    (Kind::Parse, "a `filter` must be followed by the condition"),
     (Kind::Parse, "expected `exists` after `~`"),
     (Kind::Parse, "expected a proposition"),
     (Kind::Parse, "expected `=` or `!=`"),

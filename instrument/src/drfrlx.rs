@@ -167,11 +167,9 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
         } else {
             None
         };
-        // Not through `classified`: a closure would hide the caller's line.
-        rt::set_next_class(class);
-        let v = self.raw.load_at(Self::order(class), self.scope);
-        rt::set_next_class(None);
-        self.observed(chosen.unwrap_or(v), rt::last_read())
+        // The class is a field of the operation; the answer names the read.
+        let (v, read) = self.raw.load_classed(Self::order(class), self.scope, class);
+        self.observed(chosen.unwrap_or(v), read)
     }
 
     /// `store(v, Relaxed)`.
@@ -183,31 +181,28 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
             note_written(self.raw.loc, v);
             v = choose(self.raw.loc, 2, self.raw.ty).unwrap_or(v);
         }
-        rt::set_next_class(class);
-        self.raw.store_at(v, Self::order(class), self.scope);
-        rt::set_next_class(None);
+        self.raw.store_classed(v, Self::order(class), self.scope, class);
     }
 
-    /// Runs an RMW; `(value returned, whether it wrote)`.
+    /// Runs an RMW; `(value returned, whether it wrote, its read event)`.
     #[track_caller]
-    fn rmw_raw(&self, op: RmwOp) -> (Value, bool) {
+    fn rmw_raw(&self, op: RmwOp) -> (Value, bool, Option<EventId>) {
         let class = self.class();
         let order = Self::order(class);
         let quantum = Self::quantum(class).then(|| QuantumRmw::plan(self.raw.loc, self.raw.ty, op));
         let op = quantum.as_ref().map_or(op, QuantumRmw::swap);
-        rt::set_next_class(class);
-        let r = self.raw.rmw_at(op, order, order, self.scope);
-        rt::set_next_class(None);
-        match quantum {
-            Some(q) => q.result(r.0),
-            None => r,
-        }
+        let (v, ok, read) = self.raw.rmw_classed(op, order, order, self.scope, class);
+        let (v, ok) = match quantum {
+            Some(q) => q.result(v),
+            None => (v, ok),
+        };
+        (v, ok, read)
     }
 
     #[track_caller]
     fn rmw(&self, op: RmwOp) -> Observed<T> {
-        let (old, _) = self.rmw_raw(op);
-        self.observed(old, rt::last_read())
+        let (old, _, read) = self.rmw_raw(op);
+        self.observed(old, read)
     }
 
     /// `swap(v, Relaxed)`.
@@ -225,11 +220,11 @@ impl<'a, T: RlxValue> Rlx<'a, T> {
             new: word(new),
             weak: false,
         };
-        let (old, ok) = self.rmw_raw(op);
+        let (old, ok, read) = self.rmw_raw(op);
         let v = T::from_bits(old);
         Observed {
             value: if ok { Ok(v) } else { Err(v) },
-            read: rt::last_read(),
+            read,
         }
     }
 }
@@ -387,17 +382,6 @@ pub fn relaxed_order(class: Option<Class>) -> Order {
         Some(Class::Unpaired) if rt::drfrlx_system() => Order::SeqCst,
         _ => Order::Relaxed,
     }
-}
-
-/// Runs `access` as the calling thread's access of `class`: its events take
-/// the class (the runtime announces it before and withdraws it after). For
-/// interpreters, which pass their accesses' lines explicitly: a closure
-/// would hide a `#[track_caller]` caller's line.
-pub fn classified<R>(class: Option<Class>, access: impl FnOnce() -> R) -> R {
-    rt::set_next_class(class);
-    let r = access();
-    rt::set_next_class(None);
-    r
 }
 
 /// A quantum RMW (section 3.4.3: "a quantum RMW's load and store are both

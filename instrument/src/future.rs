@@ -88,6 +88,7 @@ fn spurious_wake(src: SourceLoc) -> bool {
             failure: Order::Relaxed,
             await_: None,
             scope: Scope::System,
+            class: None,
         },
         src,
     );

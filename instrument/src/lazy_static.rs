@@ -81,6 +81,7 @@ impl<T: 'static> Lazy<T> {
                 order: Order::Release,
                 value: PUBLISHED,
                 scope: Scope::System,
+                class: None,
             },
             src,
         );
@@ -117,6 +118,7 @@ fn acquire(sync: Loc, src: SourceLoc) {
                 loc: sync,
                 order: Order::Acquire,
                 scope: Scope::System,
+                class: None,
             },
             src,
         );

@@ -6,7 +6,9 @@
 //! `typed`, `drfrlx`) all stand on it and none on another.
 
 use crate::rt;
-use scopecheck_checker::event::{Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, Space, Value, ValueType};
+use scopecheck_checker::event::{
+    EventId, Loc, LocKind, Op, OpResult, Order, RlxClass, RmwOp, Scope, SourceLoc, Space, Value, ValueType,
+};
 use std::sync::atomic::Ordering;
 
 pub(crate) fn order(o: Ordering) -> Order {
@@ -106,28 +108,85 @@ impl RawAtomic {
             loc: self.loc,
             order: o,
             scope,
+            class: None,
         }) {
             OpResult::Value(v) => v,
             r => unreachable!("load answered {r:?}"),
         }
     }
 
+    /// A load whose event takes the DRFrlx class `class`: the value and
+    /// the read event it came from.
+    #[track_caller]
+    pub(crate) fn load_classed(&self, o: Order, scope: Scope, class: Option<RlxClass>) -> (Value, Option<EventId>) {
+        self.check();
+        let op = Op::Load {
+            loc: self.loc,
+            order: o,
+            scope,
+            class,
+        };
+        let a = rt::perform_at(op, SourceLoc::caller());
+        match a.result {
+            OpResult::Value(v) => (v, a.read),
+            r => unreachable!("load answered {r:?}"),
+        }
+    }
+
     #[track_caller]
     pub(crate) fn store_at(&self, v: Value, o: Order, scope: Scope) {
+        self.store_classed(v, o, scope, None)
+    }
+
+    /// A store whose event takes the DRFrlx class `class`.
+    #[track_caller]
+    pub(crate) fn store_classed(&self, v: Value, o: Order, scope: Scope, class: Option<RlxClass>) {
         self.check();
         rt::op(Op::Store {
             loc: self.loc,
             order: o,
             value: self.ty.mask(v),
             scope,
+            class,
         });
     }
 
     // Inline: the caller's operation is then taken field by field, not
     // copied with wide loads that wait on the narrow stores that built it.
-    #[inline]
+    #[inline(always)]
     #[track_caller]
     pub(crate) fn rmw_at(&self, op: RmwOp, success: Order, failure: Order, scope: Scope) -> (Value, bool) {
+        match rt::op(self.rmw_op(op, success, failure, scope, None)) {
+            OpResult::Value(v) => (v, true),
+            OpResult::Cas(v, ok) => (v, ok),
+            r => unreachable!("rmw answered {r:?}"),
+        }
+    }
+
+    /// An RMW whose events take the DRFrlx class `class`: the value read,
+    /// whether it wrote, and its read event.
+    #[track_caller]
+    pub(crate) fn rmw_classed(
+        &self,
+        op: RmwOp,
+        success: Order,
+        failure: Order,
+        scope: Scope,
+        class: Option<RlxClass>,
+    ) -> (Value, bool, Option<EventId>) {
+        let a = rt::perform_at(self.rmw_op(op, success, failure, scope, class), SourceLoc::caller());
+        match a.result {
+            OpResult::Value(v) => (v, true, a.read),
+            OpResult::Cas(v, ok) => (v, ok, a.read),
+            r => unreachable!("rmw answered {r:?}"),
+        }
+    }
+
+    /// The operation of an RMW of this atomic (its operands masked to its
+    /// width), after the execution check.
+    #[inline(always)]
+    #[track_caller]
+    fn rmw_op(&self, op: RmwOp, success: Order, failure: Order, scope: Scope, class: Option<RlxClass>) -> Op {
         self.check();
         let op = match op {
             RmwOp::Cas { expected, new, weak } => RmwOp::Cas {
@@ -137,7 +196,7 @@ impl RawAtomic {
             },
             other => other,
         };
-        match rt::op(Op::Rmw {
+        Op::Rmw {
             loc: self.loc,
             op,
             ty: self.ty,
@@ -145,10 +204,7 @@ impl RawAtomic {
             failure,
             await_: None,
             scope,
-        }) {
-            OpResult::Value(v) => (v, true),
-            OpResult::Cas(v, ok) => (v, ok),
-            r => unreachable!("rmw answered {r:?}"),
+            class,
         }
     }
 }

@@ -55,6 +55,8 @@ pub struct Executed {
 }
 
 #[cfg(test)]
+mod door_tests;
+#[cfg(test)]
 mod scripted;
 #[cfg(test)]
 mod tests;

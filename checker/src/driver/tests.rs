@@ -3,7 +3,7 @@
 //! sets of the classic litmus shapes under `sc`, `rc11` and `cpp20`, from
 //! the optimal explorer, the parallel pool and the reference enumerator.
 
-use super::scripted::{Scripted, Step};
+use super::scripted::{Act, Scripted};
 use super::{explore, run_parallel, strategy_for, RunConfig, RunResult, StrategyChoice};
 use crate::event::Order::{self, Acquire, Relaxed, Release, SeqCst};
 use crate::model::MemoryModel;
@@ -69,8 +69,8 @@ fn sb(store: Order, load: Order) -> impl Fn() -> Scripted + Sync {
     move || Scripted {
         locs: 2,
         threads: vec![
-            vec![Step::Store(0, 1, store), Step::Load(1, load)],
-            vec![Step::Store(1, 1, store), Step::Load(0, load)],
+            vec![Act::Store(0, 1, store), Act::Load(1, load)],
+            vec![Act::Store(1, 1, store), Act::Load(0, load)],
         ],
     }
 }
@@ -94,8 +94,8 @@ fn store_buffering_with_seq_cst_fences() {
     let fenced = || Scripted {
         locs: 2,
         threads: vec![
-            vec![Step::Store(0, 1, Relaxed), Step::Fence(SeqCst), Step::Load(1, Relaxed)],
-            vec![Step::Store(1, 1, Relaxed), Step::Fence(SeqCst), Step::Load(0, Relaxed)],
+            vec![Act::Store(0, 1, Relaxed), Act::Fence(SeqCst), Act::Load(1, Relaxed)],
+            vec![Act::Store(1, 1, Relaxed), Act::Fence(SeqCst), Act::Load(0, Relaxed)],
         ],
     };
     // The load is each thread's third step (the fence is the second).
@@ -114,8 +114,8 @@ fn mp(flag_store: Order, flag_load: Order) -> impl Fn() -> Scripted + Sync {
     move || Scripted {
         locs: 2,
         threads: vec![
-            vec![Step::Store(0, 1, Relaxed), Step::Store(1, 1, flag_store)],
-            vec![Step::Load(1, flag_load), Step::Load(0, Relaxed)],
+            vec![Act::Store(0, 1, Relaxed), Act::Store(1, 1, flag_store)],
+            vec![Act::Load(1, flag_load), Act::Load(0, Relaxed)],
         ],
     }
 }
@@ -140,8 +140,8 @@ fn load_buffering_without_porf_cycles() {
     let lb = || Scripted {
         locs: 2,
         threads: vec![
-            vec![Step::Load(0, Relaxed), Step::Store(1, 1, Relaxed)],
-            vec![Step::Load(1, Relaxed), Step::Store(0, 1, Relaxed)],
+            vec![Act::Load(0, Relaxed), Act::Store(1, 1, Relaxed)],
+            vec![Act::Load(1, Relaxed), Act::Store(0, 1, Relaxed)],
         ],
     };
     for model in MODELS {
@@ -159,8 +159,8 @@ fn load_buffering_under_c11_is_counted_once_in_every_driver() {
     let lb = || Scripted {
         locs: 2,
         threads: vec![
-            vec![Step::Load(0, Relaxed), Step::Store(1, 1, Relaxed)],
-            vec![Step::Load(1, Relaxed), Step::Store(0, 1, Relaxed)],
+            vec![Act::Load(0, Relaxed), Act::Store(1, 1, Relaxed)],
+            vec![Act::Load(1, Relaxed), Act::Store(0, 1, Relaxed)],
         ],
     };
     let all = ["T1.0=0; T2.0=0", "T1.0=0; T2.0=1", "T1.0=1; T2.0=0", "T1.0=1; T2.0=1"];
@@ -201,8 +201,8 @@ fn rmw_chain() {
     let chain = || Scripted {
         locs: 1,
         threads: vec![
-            vec![Step::FetchAdd(0, 1, Relaxed), Step::FetchAdd(0, 1, Relaxed)],
-            vec![Step::FetchAdd(0, 1, Relaxed), Step::FetchAdd(0, 1, Relaxed)],
+            vec![Act::FetchAdd(0, 1, Relaxed), Act::FetchAdd(0, 1, Relaxed)],
+            vec![Act::FetchAdd(0, 1, Relaxed), Act::FetchAdd(0, 1, Relaxed)],
         ],
     };
     let expected = [
@@ -222,7 +222,7 @@ fn rmw_chain() {
 fn three_threads_of_one_increment_give_3_factorial_executions() {
     let three = || Scripted {
         locs: 1,
-        threads: vec![vec![Step::FetchAdd(0, 1, Relaxed)]; 3],
+        threads: vec![vec![Act::FetchAdd(0, 1, Relaxed)]; 3],
     };
     let expected = [
         "T1.0=0; T2.0=1; T3.0=2",

@@ -7,7 +7,7 @@
 
 use super::{Choices, Engine, RfChoice, Stop};
 use crate::event::*;
-use crate::model::{Candidates, MemoryModel, Places};
+use crate::model::{Candidates, Places};
 
 impl Engine {
     /// Whether a spurious failure of thread `t`'s weak compare-exchange on
@@ -35,16 +35,19 @@ impl Engine {
         Ok(cands[i])
     }
 
+    /// Whether the model's graph check can reject the graph once an
+    /// access is added (not itself seq_cst): asked of the model.
     pub(super) fn sc_check_needed(&self) -> bool {
-        self.model == MemoryModel::Sc || (!self.model.porf_base() && self.graph.sc_events() >= 2)
+        self.model.check_needed(self.graph.sc_events(), false)
     }
 
     /// Whether a new access's choices (seq_cst when `sc`) are each tried
-    /// against the consistency check before one is taken: under `sc`, and
-    /// for psc once seq_cst events are involved; never for the reference
-    /// enumerator (it judges whole graphs) or under `porf`.
+    /// against the consistency check before one is taken: when the model
+    /// says its check can reject one (under `sc` always, for psc once
+    /// seq_cst events are involved, never on the `porf` base); never for
+    /// the reference enumerator (it judges whole graphs).
     pub(super) fn choices_filtered(&self, sc: bool) -> bool {
-        !self.unfiltered && !self.model.porf_base() && (sc || self.sc_check_needed())
+        !self.unfiltered && self.model.check_needed(self.graph.sc_events(), sc)
     }
 
     /// Keeps the read choices whose graph is consistent (only `sc`, and psc
@@ -64,7 +67,7 @@ impl Engine {
             // cost more than the check).
             let id = self
                 .graph
-                .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
+                .push_event(t, kind, src, self.performing.scope, self.model.sync_rules(), false);
             let ok = self.model.check_added(&self.graph, id).is_ok();
             self.graph.pop_event(t);
             if ok {
@@ -173,9 +176,14 @@ impl Engine {
         });
         if self.choices_filtered(order.is_sc()) {
             // Tried on the graph itself in every place, then taken back.
-            let id = self
-                .graph
-                .push_event(t, kind.clone(), src, self.cur_scope, self.model.sync_rules(), false);
+            let id = self.graph.push_event(
+                t,
+                kind.clone(),
+                src,
+                self.performing.scope,
+                self.model.sync_rules(),
+                false,
+            );
             let mut keep = Places::new();
             let mut placed: Option<usize> = None;
             for &p in &places {
@@ -237,7 +245,7 @@ impl Engine {
         // the coherence floor. Neither the floor nor the scan is needed.
         let only_last = !unfiltered
             && !self.wants_revisits
-            && !self.model.porf_base()
+            && self.model.coherent()
             && await_.is_none()
             && rop.always_writes()
             && self.graph.free_writes(loc) == 1;
@@ -292,10 +300,10 @@ impl Engine {
                         });
                     }
                     let consumed = !unfiltered
-                        && if self.model.porf_base() {
-                            self.graph.rmw_reader_of(loc, w, None).is_some()
-                        } else {
+                        && if self.model.coherent() {
                             self.graph.consumed_at(loc, pos)
+                        } else {
+                            self.graph.rmw_reader_of(loc, w, None).is_some()
                         };
                     if consumed {
                         taken.push(w);
@@ -458,8 +466,7 @@ impl Engine {
             self.strategy.write_added(&self.graph, id, self.model);
             return Err(Stop::Moot);
         }
-        if (self.model == MemoryModel::Sc || self.sc_check_needed()) && self.model.check_added(&self.graph, id).is_err()
-        {
+        if self.sc_check_needed() && self.model.check_added(&self.graph, id).is_err() {
             return Err(Stop::Moot);
         }
         self.strategy.write_added(&self.graph, id, self.model);
@@ -493,7 +500,7 @@ impl Engine {
         });
         let rid = self
             .graph
-            .push_event(t, kind, src, self.cur_scope, self.model.sync_rules(), false);
+            .push_event(t, kind, src, self.performing.scope, self.model.sync_rules(), false);
         let wk = EventKind::Write(WriteEvent {
             loc,
             order: wo,
@@ -502,10 +509,10 @@ impl Engine {
         });
         let wid = self
             .graph
-            .push_event(t, wk, src, self.cur_scope, self.model.sync_rules(), false);
+            .push_event(t, wk, src, self.performing.scope, self.model.sync_rules(), false);
         // The strategy may keep this graph as a revisit: its events carry
         // the thread's DRFrlx class like those `push` adds.
-        let class = self.next_class.get(t as usize).copied().flatten();
+        let class = self.performing.class;
         self.graph.event_mut(rid).rlx = class;
         self.graph.event_mut(wid).rlx = class;
         let pos = self.graph.mo_position(loc, w) + 1;

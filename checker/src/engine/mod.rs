@@ -21,6 +21,7 @@ mod deadline;
 mod hang;
 mod memory_race;
 mod ops;
+mod perform;
 mod promised;
 mod race_check;
 mod replay_values;
@@ -40,36 +41,7 @@ use crate::progress::{Progress, ProgressState};
 use crate::token;
 use smallvec::SmallVec;
 
-pub use crate::sched::{ExecutionEnd, RfChoice, ThreadStatus};
-
-/// Why an execution stops early.
-#[derive(Debug)]
-pub enum Stop {
-    /// A failure to report.
-    Failure(Box<Failure>),
-    /// The execution is not worth finishing (an RMW that breaks atomicity was
-    /// added only to compute revisits, or the graph became inconsistent): it
-    /// is counted as blocked.
-    Moot,
-    /// The run's deadline ([`Limits::deadline`]) passed during the
-    /// execution: it is abandoned unfinished, neither counted nor reported
-    /// (what it would have done is unknown), and the run stops.
-    Cut,
-}
-
-/// The scheduler's answer.
-#[derive(Debug)]
-pub enum Sched {
-    /// Run this thread: perform its pending operation (or wake it from a spin).
-    Run(ThreadId),
-    /// All threads finished.
-    Done,
-    /// Nothing can run and some thread discarded the execution, or a replay
-    /// left its token: it is blocked.
-    Blocked,
-    /// No thread can run: the program hangs.
-    Deadlock(Box<Failure>),
-}
+pub use crate::sched::{ExecutionEnd, Resume, RfChoice, Sched, Step, Stop, ThreadStatus, WaitSite};
 
 /// Counters over a whole exploration.
 #[derive(Clone, Debug, Default)]
@@ -118,6 +90,9 @@ struct ThreadRt {
     /// before it read, if that iteration read something and wrote nothing
     /// (`yield_hint`).
     yield_prev: Option<(SourceLoc, IterReads)>,
+    /// Whether the thread was spawned and has not reached its first step
+    /// (counted in `Engine::starting`).
+    starting: bool,
     /// Set while the thread waits at a mutex acquisition: the stamp after which
     /// a new write may let it proceed.
     await_after: Option<u32>,
@@ -136,16 +111,20 @@ struct SpinWait {
     at: WaitSite,
 }
 
-/// Where a thread waits at a spin hint, for reports: the hint's source line
-/// (the user's, through `#[track_caller]`) and, for a hint inside a shim
-/// object (`Condvar::wait`, `RwLock::read`, ...), what the object is.
-#[derive(Copy, Clone, Debug, Default)]
-pub struct WaitSite {
-    /// The hint's source location, if known.
-    pub src: Option<SourceLoc>,
-    /// What the thread waits on, as a noun phrase (`"a condvar"`); `None`
-    /// for a `spin_loop` or `yield_now` in user code.
-    pub on: Option<&'static str>,
+/// The scope and DRFrlx class of the operation being performed.
+#[derive(Copy, Clone)]
+struct Performing {
+    scope: Scope,
+    class: Option<RlxClass>,
+}
+
+impl Performing {
+    /// What events that belong to no shim operation take (a thread's start
+    /// and end): the system scope, no class.
+    const NONE: Performing = Performing {
+        scope: Scope::System,
+        class: None,
+    };
 }
 
 /// Read choices of one new read (inline: made for every read added).
@@ -197,11 +176,15 @@ pub struct Engine {
     limits: Limits,
     /// Races collected under [`Limits::record_races`].
     pub races: RaceLog,
-    /// The scope of the operation being performed (events take it).
-    cur_scope: Scope,
-    /// Per thread, the DRFrlx class the runtime announced for the thread's
-    /// next access (its read and write events take it).
-    next_class: Vec<Option<RlxClass>>,
+    /// The scope and DRFrlx class of the operation being performed, copied
+    /// from the [`Op`] when the engine starts performing it: the events it
+    /// adds take them.
+    performing: Performing,
+    /// What each thread waits for (the scheduler's view of the threads).
+    status: Vec<ThreadStatus>,
+    /// Threads spawned whose first step is not known yet (the runtime has
+    /// not started them): nobody may be chosen to run meanwhile.
+    starting: u32,
     /// Memory kinds of locations and the platform (seed 001, Atomicity).
     memory: MemoryTable,
     /// The forward-progress model and the kernels of this execution.
@@ -260,8 +243,9 @@ impl Engine {
             threads: Vec::new(),
             limits,
             races: RaceLog::default(),
-            cur_scope: Scope::System,
-            next_class: Vec::new(),
+            performing: Performing::NONE,
+            status: Vec::new(),
+            starting: 0,
             memory: MemoryTable::default(),
             progress: ProgressState::default(),
         }
@@ -310,18 +294,21 @@ impl Engine {
         self.branches = 0;
         self.pruned_now = false;
         self.dropped_by_program = false;
-        // Only backward revisits, the `porf` model and the unfair progress
-        // check ask porf views; a strategy starting from an empty graph
-        // with none of them spares their joins.
-        let porf_needed = self.wants_revisits || self.model.porf_base() || self.progress.model != Progress::Fair;
+        // Only backward revisits, a model without coherence (whose reads'
+        // choices porf bounds) and the unfair progress check ask porf
+        // views; a strategy starting from an empty graph with none of
+        // them spares their joins.
+        let porf_needed = self.wants_revisits || !self.model.coherent() || self.progress.model != Progress::Fair;
         self.graph.keep_porf(porf_needed);
         // One record per thread of the kept graph, made in place (growing
         // the vector one spawn at a time cloned a default record each time).
         self.threads.clear();
         self.threads.resize_with(self.graph.num_threads(), ThreadRt::default);
-        // A thread abandoned in the middle of a classified access must not
-        // pass the class on to its first access of the next execution.
-        self.next_class.clear();
+        // Thread 0 runs first; the others appear as they are spawned.
+        self.status.clear();
+        self.status.push(ThreadStatus::Gone);
+        self.starting = 0;
+        self.performing = Performing::NONE;
         // Memory kinds and kernels are registered again as the program re-runs.
         self.memory.clear();
         self.progress.clear();
@@ -402,6 +389,15 @@ impl Engine {
     /// The progress of the exploration, if the strategy can tell.
     pub fn progress(&self) -> Option<f64> {
         self.strategy.progress()
+    }
+
+    /// Starts performing `op`: the events it adds take its scope and class.
+    #[inline]
+    fn begin_op(&mut self, op: &Op) {
+        self.performing = Performing {
+            scope: op.scope(),
+            class: op.class(),
+        };
     }
 
     #[inline]
@@ -531,37 +527,19 @@ impl Engine {
 
     /// The index the next event of thread `t` takes (while a thread replays
     /// a kept graph, its later events are already in the graph).
+    #[inline]
     pub fn cursor(&self, t: ThreadId) -> u32 {
         self.threads.get(t as usize).map_or(0, |r| r.cursor)
     }
 
-    /// The DRFrlx class announced for thread `t`'s next access, if any.
-    pub fn next_class(&self, t: ThreadId) -> Option<RlxClass> {
-        self.next_class.get(t as usize).copied().flatten()
-    }
-
-    /// Announces the DRFrlx class of thread `t`'s next access (`None`: the
-    /// access is not classified). The runtime sets it before a classified
-    /// operation and clears it after; events added for `t` in between take it.
-    pub fn set_next_class(&mut self, t: ThreadId, class: Option<RlxClass>) {
-        let i = t as usize;
-        if self.next_class.len() <= i {
-            if class.is_none() {
-                return;
-            }
-            self.next_class.resize(i + 1, None);
-        }
-        self.next_class[i] = class;
-    }
-
     fn push(&mut self, t: ThreadId, kind: EventKind, src: SourceLoc, added_max: bool) -> EventId {
-        let scope = self.cur_scope;
+        let Performing { scope, class } = self.performing;
         let access = matches!(kind, EventKind::Read(_) | EventKind::Write(_));
         let id = self
             .graph
             .push_event(t, kind, src, scope, self.model.sync_rules(), added_max);
         if access {
-            if let Some(c) = self.next_class.get(t as usize).copied().flatten() {
+            if let Some(c) = class {
                 self.graph.event_mut(id).rlx = Some(c);
             }
         }

@@ -13,9 +13,9 @@ use crate::failure::FailureKind;
 impl Engine {
     /// Performs an operation that involves no choice (allocation, fence,
     /// cell access, spawn).
-    pub fn invisible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
+    pub(super) fn invisible(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<OpResult, Stop> {
         self.step(t, src)?;
-        self.cur_scope = op.scope();
+        self.begin_op(op);
         self.hardware_refusal(t, op, src)?;
         if self.replaying(t) {
             let id = EventId::new(t, self.threads[t as usize].cursor);
@@ -42,6 +42,7 @@ impl Engine {
                 (Op::Spawn { .. }, EventKind::Spawn { child }) => {
                     let child = *child;
                     self.rt(child).cursor = 1; // its Start event
+                    self.spawned(child);
                     self.stats.events_replayed += 1;
                     OpResult::Thread(child)
                 }
@@ -106,6 +107,7 @@ impl Engine {
                 self.threads.resize_with(n, ThreadRt::default);
                 self.threads[child as usize] = ThreadRt::default();
                 self.push(child, EventKind::Start { parent: Some(sp) }, src, true);
+                self.spawned(child);
                 Ok(OpResult::Thread(child))
             }
             _ => unreachable!("visible operation {op:?} given to Engine::invisible"),
@@ -120,7 +122,7 @@ impl Engine {
     /// rest kept out of line, so that other models pay one comparison.
     #[inline(always)]
     fn hardware_refusal(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
-        if !self.model.is_hardware() {
+        if !self.model.refuses_operations() {
             return Ok(());
         }
         self.hardware_refusal_of(t, op, src)
@@ -129,7 +131,7 @@ impl Engine {
     #[cold]
     #[inline(never)]
     fn hardware_refusal_of(&self, t: ThreadId, op: &Op, src: SourceLoc) -> Result<(), Stop> {
-        match crate::model::gpu_rust::refusal(self.model, op, self.graph.placement(t)) {
+        match self.model.refusal(op, self.graph.placement(t)) {
             None => Ok(()),
             Some(why) => Err(Stop::Failure(self.failure(
                 FailureKind::Misuse,
@@ -209,8 +211,11 @@ impl Engine {
         Err(Stop::Failure(f))
     }
 
-    /// Thread `t` finished.
+    /// Thread `t` finished (its status is then [`ThreadStatus::Gone`]).
     pub fn thread_end(&mut self, t: ThreadId, src: SourceLoc) -> Result<(), Stop> {
+        self.set_status(t, ThreadStatus::Gone);
+        // Its end event belongs to no operation: no scope, no class.
+        self.performing = super::Performing::NONE;
         if self.replaying(t) {
             let id = EventId::new(t, self.threads[t as usize].cursor);
             if !matches!(self.graph.event(id).kind, EventKind::End) {
@@ -228,9 +233,9 @@ impl Engine {
 
     /// Performs the visible operation of thread `t`. Returns `None` when the
     /// thread took no step and still waits (a mutex it cannot take yet).
-    /// `status` is every thread's, as given to [`Engine::schedule`] (a
+    /// `status` is every thread's, as given to `Engine::schedule_with` (a
     /// barrier looks at who waits at it).
-    pub fn visible(
+    pub(super) fn visible(
         &mut self,
         t: ThreadId,
         op: &Op,
@@ -238,7 +243,7 @@ impl Engine {
         status: &[ThreadStatus],
     ) -> Result<Option<OpResult>, Stop> {
         self.step(t, src)?;
-        self.cur_scope = op.scope();
+        self.begin_op(op);
         self.hardware_refusal(t, op, src)?;
         if self.replaying(t) {
             return self.replay_visible(t, op, src).map(Some);

@@ -18,8 +18,8 @@ impl Engine {
     /// Counts the current (complete) execution as racy if it is, and keeps a
     /// report of each pair of source lines not seen racing before.
     pub(super) fn log_races(&mut self) {
-        if self.model.porf_base() {
-            // `porf` has no happens-before: races are its client model's business.
+        if !self.model.hb_races() {
+            // No happens-before (the `porf` base): races are the model's own business.
             return;
         }
         let mut pairs = races::find_races(&self.graph, self.model.sync_rules().scoped);
@@ -60,7 +60,7 @@ impl Engine {
     /// Race between the new access `id` to an atomic location and earlier
     /// conflicting accesses of other threads, when one of the two is plain.
     pub(super) fn check_access_race(&self, id: EventId, loc: Loc, is_write: bool) -> Result<(), Stop> {
-        if self.limits.record_races || self.model.porf_base() {
+        if self.limits.record_races || !self.model.hb_races() {
             return Ok(());
         }
         let scoped = self.model.sync_rules().scoped;
@@ -84,7 +84,7 @@ impl Engine {
     }
 
     pub(super) fn check_cell_race(&self, id: EventId, loc: Loc, write: bool) -> Result<(), Stop> {
-        if self.limits.record_races || self.model.porf_base() {
+        if self.limits.record_races || !self.model.hb_races() {
             return Ok(());
         }
         let g = &self.graph;

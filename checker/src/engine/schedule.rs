@@ -71,8 +71,9 @@ impl Engine {
         }
     }
 
-    /// Chooses the thread that runs next.
-    pub fn schedule(&mut self, status: &[ThreadStatus]) -> Sched {
+    /// Chooses the thread that runs next, the threads waiting as `status`
+    /// says (the engine's own statuses, lent by `Engine::turn`).
+    pub(super) fn schedule_with(&mut self, status: &[ThreadStatus]) -> Sched {
         // First reproduce what the graph already holds.
         if let Some(sched) = self.schedule_replay(status) {
             return sched;
@@ -174,13 +175,13 @@ impl Engine {
     /// spares one coroutine switch per replayed event. `None`: the thread
     /// must wait for the scheduler (it is past the kept graph, or its next
     /// kept event waits for another thread).
-    pub fn replay_inline(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Option<Result<OpResult, Stop>> {
+    pub(super) fn replay_inline(&mut self, t: ThreadId, op: &Op, src: SourceLoc) -> Option<Result<OpResult, Stop>> {
         // (Once every thread is past the kept graph, none replays again.)
         if self.replayed || !self.replay_ready(t) {
             return None;
         }
         Some(self.step(t, src).and_then(|()| {
-            self.cur_scope = op.scope();
+            self.begin_op(op);
             self.replay_visible(t, op, src)
         }))
     }
@@ -224,7 +225,7 @@ impl Engine {
     }
 
     /// Wakes thread `t` from a spin wait (it takes no step).
-    pub fn wake(&mut self, t: ThreadId) {
+    pub(super) fn wake(&mut self, t: ThreadId) {
         self.rt(t).spin_wait = None;
     }
 }

@@ -142,7 +142,7 @@ impl Engine {
     }
 
     pub(super) fn note_read(&mut self, t: ThreadId, loc: Loc, rf: EventId) {
-        let porf = self.model.porf_base();
+        let porf = !self.model.coherent();
         let i = self.rt(t).spin_reads.iter().position(|(l, _)| *l == loc);
         match i {
             // A later read of the same location reads a write at or after

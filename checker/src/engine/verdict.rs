@@ -1,19 +1,20 @@
 //! The model's verdict on a complete execution, taken before the run
-//! records its outcome: the complete-graph axioms of `c11` and of the GPU
-//! hardware models (`ptx7.5`, `vulkan`; `model/gpu_rust.rs`), and Vulkan's
-//! data races (`dr`), which only the complete graph shows.
+//! records its outcome ([`crate::model::Semantics::judge_complete`]): the
+//! complete-graph axioms of `c11` and of the GPU hardware models
+//! (`ptx7.5`, `vulkan`; `model/gpu_rust.rs`), and the data races of a
+//! model that defines its own (Vulkan's `dr`), which only the complete
+//! graph shows.
 
 use super::Engine;
 use crate::event::{EventId, EventKind};
 use crate::failure::{Failure, FailureKind};
-use crate::model::{gpu_rust, MemoryModel};
 use crate::sched::ExecutionEnd;
 
 impl Engine {
     /// The verdict on the execution that just ended with `end`: `Blocked`
-    /// when the model rejects its complete graph (it did not happen);
-    /// under `vulkan`, a consistent execution with a data race fails with
-    /// its first racing pair (under `Limits::record_races` it completes,
+    /// when the model rejects its complete graph (it did not happen); a
+    /// consistent execution with a race by the model's own definition
+    /// (Vulkan's `dr`) fails with its first racing pair (under `Limits::record_races` it completes,
     /// counted racy, each new pair of source lines kept). Anything but a
     /// complete execution is returned as it is.
     ///
@@ -30,13 +31,7 @@ impl Engine {
         if end != ExecutionEnd::Complete {
             return (end, None);
         }
-        if self.model != MemoryModel::Vulkan {
-            return match self.model.check_complete(&self.graph) {
-                Ok(()) => (end, None),
-                Err(_) => (ExecutionEnd::Blocked, None),
-            };
-        }
-        let races = match gpu_rust::judge(&self.graph, self.model) {
+        let races = match self.model.judge_complete(&self.graph) {
             Ok(races) => races,
             Err(_) => return (ExecutionEnd::Blocked, None),
         };
@@ -44,14 +39,14 @@ impl Engine {
             return (end, None);
         };
         if !self.limits.record_races {
-            return (ExecutionEnd::Failed, Some(self.vulkan_race(a, b)));
+            return (ExecutionEnd::Failed, Some(self.model_race(a, b)));
         }
         if self.strategy.owns_execution() {
             self.races.racy_executions += 1;
             for (a, b) in races {
                 let key = (self.graph.event(a).src, self.graph.event(b).src);
                 if self.races.seen.insert(key) {
-                    let f = self.vulkan_race(a, b);
+                    let f = self.model_race(a, b);
                     self.races.distinct.push(f);
                 }
             }
@@ -79,10 +74,10 @@ impl Engine {
         self.model.check_complete(&self.graph).is_ok()
     }
 
-    /// The report of a pair in Vulkan's `dr`: a heterogeneous race when
-    /// both are atomics (their scopes do not include each other's thread),
-    /// else a data race.
-    fn vulkan_race(&self, a: EventId, b: EventId) -> Failure {
+    /// The report of a pair the model's own race definition (Vulkan's
+    /// `dr`) finds: a heterogeneous race when both are atomics (their
+    /// scopes do not include each other's thread), else a data race.
+    fn model_race(&self, a: EventId, b: EventId) -> Failure {
         let g = &self.graph;
         let (ea, eb) = (g.event(a), g.event(b));
         let atomic = |k: &EventKind| match k {
@@ -124,9 +119,9 @@ impl Engine {
         let mut f = self.failure(
             kind,
             format!(
-                "{what} on {loc} under Vulkan's data-race definition (`dr`): {} and {} conflict, neither is \
-                 ordered before the other by `locord`, and they are not two atomics whose scopes include each \
-                 other's thread",
+                "{what} on {loc} under {}: {} and {} conflict, neither is ordered before the other by \
+                 `locord`, and they are not two atomics whose scopes include each other's thread",
+                self.model.race_definition(),
                 side(a),
                 side(b)
             ),

@@ -119,25 +119,20 @@ pub(super) fn revisit_graph(
 }
 
 /// Whether the revisit's graph can need a consistency check beyond what
-/// the incremental construction guarantees: under `sc` always; under the
-/// RC11 family only with two seq_cst events, which the revisited read may
-/// become (a compare-exchange that now fails takes its failure order) and
-/// deleted events can only lower.
+/// the incremental construction guarantees, asked of the model with the
+/// number of seq_cst events the graph may hold after the revisit: the
+/// revisited read may become seq_cst (a compare-exchange that now fails
+/// takes its failure order) or stop being so, and deleted events can only
+/// lower the count.
 pub(super) fn needs_check(g: &ExecutionGraph, r: EventId, w: EventId, model: MemoryModel) -> bool {
-    match model {
-        MemoryModel::Sc => true,
-        MemoryModel::Porf | MemoryModel::Ptx75 | MemoryModel::Vulkan => false,
-        MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 | MemoryModel::C11 => {
-            let ev = g.event(r);
-            let mut rd = *ev.as_read().expect("revisited read");
-            rd.rf = w;
-            rd.value = g.write_value(rd.loc, w);
-            rd.spurious = false;
-            let now = ev.is_sc() as usize;
-            let then = rd.effective_order().is_sc() as usize;
-            g.sc_events() - now + then >= 2
-        }
-    }
+    let ev = g.event(r);
+    let mut rd = *ev.as_read().expect("revisited read");
+    rd.rf = w;
+    rd.value = g.write_value(rd.loc, w);
+    rd.spurious = false;
+    let now = ev.is_sc() as usize;
+    let then = rd.effective_order().is_sc() as usize;
+    model.check_needed(g.sc_events() - now + then, false)
 }
 
 impl Revisit {

@@ -512,7 +512,7 @@ impl Strategy for Trust {
             // that delete that other RMW can give a consistent graph.
             let rd = EventId::new(w.thread, w.index - 1);
             let src = g.event(rd).as_read().expect("read part").rf;
-            let other = if model.porf_base() {
+            let other = if !model.coherent() {
                 g.rmw_reader_of(loc, src, Some(rd))
             } else {
                 // Every other RMW's write part sits right after the write it
@@ -545,8 +545,8 @@ impl Strategy for Trust {
             } else {
                 View::empty()
             };
-            // (`porf` has no coherence: any write not porf-after r will do.)
-            if !model.porf_base() && wpos < MemoryModel::coherence_floor(g, loc, base, Some(r)) {
+            // (Without coherence the floor is 0: any write not porf-after r will do.)
+            if wpos < model.floor(g, loc, base, Some(r)) {
                 continue;
             }
             let v = revisit_view(g, r, w);

@@ -30,9 +30,64 @@
 //! judged with [`Judge::Complete`], every axiom as written.
 
 use super::relations::{Axiom, Rel, Relations};
+use super::semantics::Semantics;
+use super::sync_edges::edges_of;
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules};
 use std::collections::HashSet;
+
+/// `c11`: graphs are explored with C++20's coherence and views (a sound
+/// over-approximation: C11's hb holds C++20's), may have po ∪ rf cycles,
+/// and are judged by C11's axioms: the monotone ones on every graph under
+/// construction, all of them on complete graphs (docs/c11-model.md).
+pub struct C11Model;
+
+impl Semantics for C11Model {
+    const NAME: &'static str = "c11";
+    const CODE: u8 = 5;
+    // C++20's rules: views under construction hold only the
+    // synchronization every extension keeps (see the module's notes).
+    const SYNC: SyncRules = SyncRules {
+        all_sc: false,
+        same_thread_rs: false,
+        scoped: false,
+    };
+    const COHERENT: bool = true;
+    const HB_RACES: bool = true;
+    const PORF_CYCLES: bool = true;
+
+    fn check_needed(sc_events: usize, new_sc: bool) -> bool {
+        new_sc || sc_events >= 2
+    }
+
+    /// Coherence under C++20's hb holds by construction (the floor); C11's
+    /// seq_cst axiom on the graph so far. C11's own release sequences and
+    /// NaRf wait for the complete graph: they are not monotone.
+    fn check_graph(g: &ExecutionGraph) -> Result<(), Axiom> {
+        if g.sc_events() < 2 {
+            return Ok(());
+        }
+        crate::work::full_check();
+        check(g, Judge::Prefix)
+    }
+
+    fn judge_complete(g: &ExecutionGraph) -> Result<Vec<(EventId, EventId)>, Axiom> {
+        check(g, Judge::Complete).map(|()| Vec::new())
+    }
+
+    fn consistent_declarative(g: &ExecutionGraph) -> Result<(), Axiom> {
+        check(g, Judge::Prefix)
+    }
+
+    fn same_hb(a: &ExecutionGraph, b: &ExecutionGraph) -> bool {
+        C11::of(a, Judge::Complete).hb == C11::of(b, Judge::Complete).hb
+    }
+
+    fn sync_edges(g: &ExecutionGraph) -> Option<Vec<(EventId, EventId)>> {
+        let m = C11::of(g, Judge::Complete);
+        Some(edges_of(&m.sw, &m.base.ids))
+    }
+}
 
 /// How much of the model a graph is judged by.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

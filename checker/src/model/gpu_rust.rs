@@ -10,17 +10,72 @@
 //! call site may run with different orders), through [`GpuEnv::by_event`].
 
 use super::gpu::{GpuEnv, GpuKind, GpuOp, GpuOrder};
+use super::porf::PORF_SYNC;
+use super::relations::{Axiom, Relations};
+use super::semantics::Semantics;
 use super::{ptx, vulkan, MemoryModel};
 use crate::event::*;
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, SyncRules};
 use crate::scope::{Placement, Scope};
+
+/// `ptx7.5`: Dat3M's `ptx-v7.5.cat` for Rust programs.
+pub struct Ptx75Model;
+/// `vulkan`: Dat3M's `vulkan.cat` for Rust programs, with its data races
+/// (`dr`).
+pub struct VulkanModel;
+
+/// The hardware models' answers: graphs enumerated on the `porf` base
+/// (`porf.rs`), operations without a mapping refused, each complete graph
+/// judged by the cat model ([`judge`]).
+macro_rules! hardware_model {
+    ($ty:ident, $variant:ident, $name:literal, $code:literal, $races:literal) => {
+        impl Semantics for $ty {
+            const NAME: &'static str = $name;
+            const CODE: u8 = $code;
+            const SYNC: SyncRules = PORF_SYNC;
+            const COHERENT: bool = false;
+            const HB_RACES: bool = false;
+            const REFUSES_OPERATIONS: bool = true;
+            const RACE_DEFINITION: &'static str = $races;
+
+            fn refusal(op: &Op, place: &Placement) -> Option<String> {
+                refusal(MemoryModel::$variant, op, place)
+            }
+
+            fn check_needed(_sc_events: usize, _new_sc: bool) -> bool {
+                false
+            }
+
+            fn check_graph(_g: &ExecutionGraph) -> Result<(), Axiom> {
+                Ok(())
+            }
+
+            fn judge_complete(g: &ExecutionGraph) -> Result<Vec<(EventId, EventId)>, Axiom> {
+                judge(g, MemoryModel::$variant).map_err(|_| Axiom::HardwareModel)
+            }
+
+            fn consistent_declarative(g: &ExecutionGraph) -> Result<(), Axiom> {
+                Relations::of(g, Self::SYNC).check_porf()?;
+                Self::judge_complete(g).map(|_| ())
+            }
+
+            fn sync_edges(_g: &ExecutionGraph) -> Option<Vec<(EventId, EventId)>> {
+                None
+            }
+        }
+    };
+}
+
+// (PTX defines no data races: its judgement returns none.)
+hardware_model!(Ptx75Model, Ptx75, "ptx7.5", 6, "PTX's data-race definition");
+hardware_model!(VulkanModel, Vulkan, "vulkan", 7, "Vulkan's data-race definition (`dr`)");
 
 /// Why operation `op` of a thread placed at `place` cannot run under the
 /// hardware model `model` (`None`: it can, or `model` is not a hardware
 /// model). The caller reports it with the operation's source position.
 pub fn refusal(model: MemoryModel, op: &Op, place: &Placement) -> Option<String> {
     let name = model.name();
-    if !model.is_hardware() {
+    if !model.refuses_operations() {
         return None;
     }
     let what = match op {

@@ -1,25 +1,36 @@
 //! Memory models: which writes a read may read, where a write may go in mo,
 //! and whether a graph is consistent.
 //!
-//! The explorer asks the incremental questions ([`MemoryModel::rf_candidates`],
-//! [`MemoryModel::mo_placements`], [`MemoryModel::check_graph`]); the
-//! reference enumerator asks only [`MemoryModel::consistent_declarative`],
-//! which derives every relation from scratch.
+//! Each model is a type implementing [`Semantics`] in a file of its own
+//! (`sc.rs`, `rc11.rs`, `c11.rs`, `porf.rs`, `gpu_rust.rs`); the engine and
+//! the explorers hold a [`MemoryModel`] and ask it through the methods
+//! below, which dispatch to that type (`with_semantics!`), and never test
+//! which model it is. The explorer asks the incremental questions
+//! ([`MemoryModel::read_candidates`], [`MemoryModel::write_placements`],
+//! [`MemoryModel::check_graph`]); the reference enumerator asks only
+//! [`MemoryModel::consistent_declarative`], which derives every relation
+//! from scratch.
 
 pub mod c11;
+pub mod coherence;
 pub mod gpu;
 pub mod gpu_rust;
 pub mod opencl;
+pub mod porf;
 pub mod psc;
 pub mod ptx;
+pub mod rc11;
 pub mod relations;
 pub mod sc;
+pub mod semantics;
 pub mod sync_edges;
 pub mod vulkan;
 
 use crate::event::*;
 use crate::graph::{ExecutionGraph, SyncRules, View};
-use relations::{Axiom, Relations};
+use crate::scope::Placement;
+use relations::Axiom;
+pub use semantics::Semantics;
 use smallvec::SmallVec;
 
 /// The writes a new read may read, in mo order (inline: asked for every
@@ -75,50 +86,117 @@ pub enum MemoryModel {
     Vulkan,
 }
 
+/// Evaluates `$body` with `$M` naming the type that holds `$model`'s
+/// [`Semantics`]: the one place a variant meets its semantics.
+macro_rules! with_semantics {
+    ($model:expr, $M:ident => $body:expr) => {
+        match $model {
+            MemoryModel::Sc => {
+                type $M = sc::ScModel;
+                $body
+            }
+            MemoryModel::Rc11 => {
+                type $M = rc11::Rc11Model;
+                $body
+            }
+            MemoryModel::Cpp20 => {
+                type $M = rc11::Cpp20Model;
+                $body
+            }
+            MemoryModel::Src11 => {
+                type $M = rc11::Src11Model;
+                $body
+            }
+            MemoryModel::Porf => {
+                type $M = porf::PorfModel;
+                $body
+            }
+            MemoryModel::C11 => {
+                type $M = c11::C11Model;
+                $body
+            }
+            MemoryModel::Ptx75 => {
+                type $M = gpu_rust::Ptx75Model;
+                $body
+            }
+            MemoryModel::Vulkan => {
+                type $M = gpu_rust::VulkanModel;
+                $body
+            }
+        }
+    };
+}
+
 impl MemoryModel {
+    /// Every model, in the order of their token codes.
+    pub const ALL: [MemoryModel; 8] = [
+        MemoryModel::Sc,
+        MemoryModel::Rc11,
+        MemoryModel::Cpp20,
+        MemoryModel::Src11,
+        MemoryModel::Porf,
+        MemoryModel::C11,
+        MemoryModel::Ptx75,
+        MemoryModel::Vulkan,
+    ];
+
     /// The model's name on the command line and in reports.
     pub fn name(self) -> &'static str {
-        match self {
-            MemoryModel::Sc => "sc",
-            MemoryModel::Rc11 => "rc11",
-            MemoryModel::Cpp20 => "cpp20",
-            MemoryModel::Src11 => "src11",
-            MemoryModel::Porf => "porf",
-            MemoryModel::C11 => "c11",
-            MemoryModel::Ptx75 => "ptx7.5",
-            MemoryModel::Vulkan => "vulkan",
-        }
+        with_semantics!(self, M => M::NAME)
     }
 
     /// Parses the name of a model a user may choose. `porf` is not one: it
     /// is the `opencl` model's base (no coherence, no races), not a model to
     /// check a program under.
     pub fn from_name(s: &str) -> Option<MemoryModel> {
-        match s {
-            "sc" => Some(MemoryModel::Sc),
-            "rc11" => Some(MemoryModel::Rc11),
-            "cpp20" | "c++20" | "rust" => Some(MemoryModel::Cpp20),
-            "src11" => Some(MemoryModel::Src11),
-            "c11" => Some(MemoryModel::C11),
-            "ptx7.5" => Some(MemoryModel::Ptx75),
-            "vulkan" => Some(MemoryModel::Vulkan),
-            _ => None,
-        }
+        Self::ALL
+            .into_iter()
+            .find(|&m| with_semantics!(m, M => M::CHOOSABLE && (M::NAME == s || M::ALIASES.contains(&s))))
     }
 
-    /// A GPU hardware model (`ptx7.5`, `vulkan`): judged on complete graphs
-    /// by [`gpu_rust::judge`].
-    #[inline]
-    pub fn is_hardware(self) -> bool {
-        matches!(self, MemoryModel::Ptx75 | MemoryModel::Vulkan)
+    /// The model's byte in replay tokens (fixed: printed tokens name
+    /// models by it).
+    pub fn code(self) -> u8 {
+        with_semantics!(self, M => M::CODE)
     }
 
-    /// Whether graphs are enumerated under the permissive `porf` base (every
-    /// rf and mo choice, no coherence, no synchronization, no races of the
-    /// engine's own): `porf` and the hardware models.
+    /// The model whose token byte is `code`.
+    pub fn from_code(code: u8) -> Option<MemoryModel> {
+        Self::ALL.into_iter().find(|m| m.code() == code)
+    }
+
+    /// Whether executions are explored coherently ([`Semantics::COHERENT`]):
+    /// reads from the coherence floor on, writes after it, every RMW right
+    /// after its source in mo. Not on the `porf` base.
     #[inline]
-    pub fn porf_base(self) -> bool {
-        self == MemoryModel::Porf || self.is_hardware()
+    pub fn coherent(self) -> bool {
+        with_semantics!(self, M => M::COHERENT)
+    }
+
+    /// Whether the engine finds the program's data races with the model's
+    /// hb as accesses are added ([`Semantics::HB_RACES`]).
+    #[inline]
+    pub fn hb_races(self) -> bool {
+        with_semantics!(self, M => M::HB_RACES)
+    }
+
+    /// Whether some operations have no meaning under the model and are
+    /// refused before they run ([`MemoryModel::refusal`]).
+    #[inline]
+    pub fn refuses_operations(self) -> bool {
+        with_semantics!(self, M => M::REFUSES_OPERATIONS)
+    }
+
+    /// Why operation `op` of a thread placed at `place` has no meaning
+    /// under the model (`None`: it has one).
+    pub fn refusal(self, op: &Op, place: &Placement) -> Option<String> {
+        with_semantics!(self, M => M::refusal(op, place))
+    }
+
+    /// How reports name the race definition of the model's complete-graph
+    /// judgement ([`MemoryModel::judge_complete`]).
+    pub fn race_definition(self) -> &'static str {
+        with_semantics!(self, M => M::RACE_DEFINITION)
     }
 
     /// Whether the model lets po ∪ rf be cyclic (it has no no-thin-air
@@ -127,233 +205,72 @@ impl MemoryModel {
     /// its po ∪ rf-acyclic exploration unchanged.
     #[inline]
     pub fn allows_porf_cycles(self) -> bool {
-        self == MemoryModel::C11
+        with_semantics!(self, M => M::PORF_CYCLES)
     }
 
     /// Whether graphs `a` and `b` (the same events) have the same
     /// happens-before, by the model's definition (for promised reads:
     /// `engine/promised.rs`).
     pub fn same_hb(self, a: &ExecutionGraph, b: &ExecutionGraph) -> bool {
-        if self == MemoryModel::C11 {
-            return c11::C11::of(a, c11::Judge::Complete).hb == c11::C11::of(b, c11::Judge::Complete).hb;
-        }
-        Relations::of(a, self.sync_rules()).hb == Relations::of(b, self.sync_rules()).hb
+        with_semantics!(self, M => M::same_hb(a, b))
     }
 
     /// The synchronization rules views are computed with.
+    #[inline]
     pub fn sync_rules(self) -> SyncRules {
-        SyncRules {
-            all_sc: self == MemoryModel::Sc,
-            same_thread_rs: matches!(self, MemoryModel::Rc11 | MemoryModel::Src11),
-            scoped: self == MemoryModel::Src11,
+        with_semantics!(self, M => M::SYNC)
+    }
+
+    /// Whether [`Self::check_graph`] can reject a graph the incremental
+    /// construction built, when it holds `sc_events` seq_cst events and
+    /// the access being added is seq_cst (`new_sc`): if not, choices are
+    /// taken and revisits made unchecked.
+    #[inline]
+    pub fn check_needed(self, sc_events: usize, new_sc: bool) -> bool {
+        with_semantics!(self, M => M::check_needed(sc_events, new_sc))
+    }
+
+    /// The mo position every access at `loc` whose po-predecessor's view
+    /// is `hb` must be at or after ([`coherence::floor`]), leaving out
+    /// read `skip`; 0 on a base without coherence.
+    #[inline]
+    pub fn floor(self, g: &ExecutionGraph, loc: Loc, hb: View, skip: Option<EventId>) -> usize {
+        if self.coherent() {
+            coherence::floor(g, loc, hb, skip)
+        } else {
+            0
         }
     }
 
-    /// The mo position every access of thread `t` at `loc` must be at or
-    /// after, given `hb` (the view of its po-predecessor): the mo-maximal of
-    /// the writes in `hb` and of the writes read by reads in `hb`. This is
-    /// what irreflexive(hb ; eco?) asks of a new access (CoWW, CoWR, CoRW, CoRR),
-    /// with the hb of the location's memory space (`space.rs`, rule 4).
-    pub fn coherence_floor(g: &ExecutionGraph, loc: Loc, hb: View, skip: Option<EventId>) -> usize {
-        let d = g.loc(loc).expect("accessed location exists");
-        let space = d.space;
-        match d.mo.last() {
-            None => return 0,
-            // The mo-last write is in hb: nothing is later.
-            Some(&w) if hb.contains_in(space, w) => return d.mo.len(),
-            Some(_) => {}
-        }
-        // The writes read by reads in hb that are not in hb themselves (those
-        // in hb are found by the scan below anyway). Of one thread's reads
-        // in hb (a prefix of them), the last read the mo-latest write
-        // (CoRR), so one read per thread is enough.
-        let mut read: SmallVec<[EventId; 8]> = SmallVec::new();
-        for t in 0..d.thread_slots() as ThreadId {
-            let rs = d.thread_reads(t);
-            let mut k = rs.partition_point(|&i| i < hb.get_in(space, t));
-            if k > 0 && skip == Some(EventId::new(t, rs[k - 1])) {
-                k -= 1;
-            }
-            if k == 0 {
-                continue;
-            }
-            let rf = g.event(EventId::new(t, rs[k - 1])).as_read().expect("read").rf;
-            if !rf.is_init() && !hb.contains_in(space, rf) {
-                read.push(rf);
-            }
-        }
-        // The floor is just after the mo-latest write that is in hb or read
-        // in hb; scanning mo from its end finds it without asking any
-        // write's position.
-        let floor_with = |read: &[EventId]| {
-            d.mo.iter()
-                .rposition(|w| hb.contains_in(space, *w) || read.contains(w))
-                .map_or(0, |i| i + 1)
-        };
-        let floor = floor_with(&read);
-        #[cfg(debug_assertions)]
-        {
-            let scanned = crate::work::uncounted(|| {
-                let all: Vec<EventId> = d
-                    .reads
-                    .iter()
-                    .filter(|&&r| Some(r) != skip && hb.contains_in(space, r))
-                    .map(|&r| g.event(r).as_read().expect("read").rf)
-                    .collect();
-                floor_with(&all)
-            });
-            debug_assert_eq!(
-                floor, scanned,
-                "checker invariant: a thread's later reads of a location read mo-later writes"
-            );
-        }
-        floor
-    }
-
-    /// The writes the read that thread `t` is about to add at `loc` may read
-    /// under the coherence axiom, in mo order (initial write first). For `sc`
-    /// and for seq_cst the caller still filters them with [`Self::check_graph`].
-    pub fn rf_candidates(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Candidates {
-        let hb = Self::base_hb(g, t);
-        Self::candidates_from(g, loc, Self::coherence_floor(g, loc, hb, None))
-    }
-
-    /// The writes a read of thread `t` at `loc` may read under this model:
-    /// [`Self::rf_candidates`], or every write of `loc` under `porf`.
+    /// The writes a read of thread `t` at `loc` may read under this model,
+    /// in mo order (initial write first): from the coherence floor on, or
+    /// every write of `loc` without coherence. For `sc` and for seq_cst the
+    /// caller still filters them with [`Self::check_graph`].
     pub fn read_candidates(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Candidates {
-        Self::candidates_from(g, loc, self.read_floor(g, t, loc))
+        coherence::candidates_from(g, loc, self.read_floor(g, t, loc))
     }
 
     /// The mo position of the first write a read of thread `t` at `loc`
     /// may read (every later one may be read too): the coherence floor, or
-    /// 0 under `porf`.
+    /// 0 without coherence.
     pub fn read_floor(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> usize {
-        if self.porf_base() {
-            0
-        } else {
-            Self::coherence_floor(g, loc, Self::base_hb(g, t), None)
-        }
+        self.floor(g, loc, coherence::base_hb(g, t), None)
     }
 
-    /// The writes of `loc` from mo position `floor` on.
-    fn candidates_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Candidates {
-        let mo = &g.loc(loc).expect("loc").mo;
-        let mut c = Candidates::new();
-        if floor == 0 {
-            c.push(EventId::INIT);
-        }
-        c.extend_from_slice(&mo[floor.saturating_sub(1)..]);
-        c
-    }
-
-    /// The mo positions (as for [`ExecutionGraph::insert_mo`]) where a plain
-    /// write of thread `t` at `loc` may go: after the coherence floor, and
-    /// never between an RMW's write and the write it read.
-    pub fn mo_placements(g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Places {
-        let hb = Self::base_hb(g, t);
-        Self::placements_from(g, loc, Self::coherence_floor(g, loc, hb, None))
-    }
-
-    /// The mo positions a plain write of thread `t` at `loc` may take under
-    /// this model: [`Self::mo_placements`], or every place that does not split
-    /// an RMW from the write it read under `porf`.
+    /// The mo positions (as for [`ExecutionGraph::insert_mo`]) a plain
+    /// write of thread `t` at `loc` may take under this model: after the
+    /// coherence floor (or anywhere without coherence), and never between
+    /// an RMW's write and the write it read.
     pub fn write_placements(self, g: &ExecutionGraph, t: ThreadId, loc: Loc) -> Places {
-        if self.porf_base() {
-            Self::placements_from(g, loc, 0)
-        } else {
-            Self::mo_placements(g, t, loc)
-        }
+        coherence::placements_from(g, loc, self.floor(g, loc, coherence::base_hb(g, t), None))
     }
 
-    /// The mo positions after `floor` that keep every RMW right after its source.
-    fn placements_from(g: &ExecutionGraph, loc: Loc, floor: usize) -> Places {
-        let d = g.loc(loc).expect("loc");
-        let n = d.mo.len();
-        (floor + 1..=n + 1)
-            .filter(|&p| {
-                // inserting at p puts the write between mo positions p-1 and p
-                p > n || !g.event(d.mo[p - 1]).as_write().expect("write").rmw || {
-                    // mo[p-1] is an RMW write: it must stay right after what it read
-                    let w = d.mo[p - 1];
-                    let rd = g
-                        .event(EventId::new(w.thread, w.index - 1))
-                        .as_read()
-                        .expect("rmw read");
-                    g.mo_position(loc, rd.rf) != p - 1
-                }
-            })
-            .collect()
-    }
-
-    /// The hb view of the po-predecessor of thread `t`'s next event.
-    pub fn base_hb(g: &ExecutionGraph, t: ThreadId) -> View<'_> {
-        match g.thread_len(t) {
-            0 => View::empty(),
-            n => g.hb(EventId::new(t, n - 1)),
-        }
-    }
-
-    /// The axioms the incremental construction does not guarantee by itself:
-    /// psc acyclicity for `rc11` (only when two seq_cst events exist), the
-    /// whole of SC for `sc`.
+    /// The axioms the incremental construction does not guarantee by itself
+    /// ([`Semantics::check_graph`]): psc acyclicity for the RC11 family
+    /// (only when two seq_cst events exist), the whole of SC for `sc`.
+    #[inline]
     pub fn check_graph(self, g: &ExecutionGraph) -> Result<(), Axiom> {
-        match self {
-            MemoryModel::Sc => {
-                crate::work::full_check();
-                let ok = sc::consistent(g);
-                debug_assert_eq!(
-                    ok,
-                    Relations::of(g, self.sync_rules()).check(g, true).is_ok(),
-                    "checker invariant: the linear SC check agrees with the relation algebra"
-                );
-                if ok {
-                    Ok(())
-                } else {
-                    Err(Axiom::SequentialConsistency)
-                }
-            }
-            // No thin air and atomicity hold by construction.
-            MemoryModel::Porf | MemoryModel::Ptx75 | MemoryModel::Vulkan => Ok(()),
-            // Coherence under C++20's hb holds by construction (the floor);
-            // C11's seq_cst axiom on the graph so far. C11's own release
-            // sequences and NaRf wait for the complete graph
-            // (Self::check_complete): they are not monotone.
-            MemoryModel::C11 => {
-                if g.sc_events() < 2 {
-                    return Ok(());
-                }
-                crate::work::full_check();
-                c11::check(g, c11::Judge::Prefix)
-            }
-            MemoryModel::Rc11 | MemoryModel::Cpp20 | MemoryModel::Src11 => {
-                if g.sc_events() < 2 {
-                    return Ok(());
-                }
-                crate::work::full_check();
-                if let Some(ok) = psc::acyclic(g, self.sync_rules().scoped) {
-                    debug_assert_eq!(
-                        ok,
-                        !Relations::of(g, self.sync_rules()).psc(g).has_cycle(),
-                        "checker invariant: psc over the seq_cst accesses agrees with the relation algebra"
-                    );
-                    return if ok { Ok(()) } else { Err(Axiom::Psc) };
-                }
-                if sc::po_eco_acyclic(g) {
-                    // psc ⊆ (po ∪ eco)+: no psc cycle either.
-                    debug_assert!(
-                        !Relations::of(g, self.sync_rules()).psc(g).has_cycle(),
-                        "checker invariant: psc is acyclic when po ∪ eco is"
-                    );
-                    return Ok(());
-                }
-                let rel = Relations::of(g, self.sync_rules());
-                if rel.psc(g).has_cycle() {
-                    Err(Axiom::Psc)
-                } else {
-                    Ok(())
-                }
-            }
-        }
+        with_semantics!(self, M => M::check_graph(g))
     }
 
     /// [`Self::check_graph`] of `g` just after its newest event `e` was
@@ -385,35 +302,36 @@ impl MemoryModel {
         self.check_graph(g)
     }
 
-    /// The axioms a complete execution is judged by beyond those its
-    /// construction checked: under `c11`, every axiom of C11 (its release
-    /// sequences and NaRf are not monotone, so graphs under construction
-    /// are judged only by the rest); under every other model, none.
+    /// The model's verdict on a complete execution beyond what its
+    /// construction checked ([`Semantics::judge_complete`]): `Err` when it
+    /// did not happen (under `c11`, an axiom that is not monotone; under
+    /// the hardware models, the cat model), else the racing pairs by the
+    /// model's own race definition (Vulkan's `dr`; none for the others).
+    pub fn judge_complete(self, g: &ExecutionGraph) -> Result<Vec<(EventId, EventId)>, Axiom> {
+        with_semantics!(self, M => M::judge_complete(g))
+    }
+
+    /// Whether the model keeps complete execution `g`
+    /// ([`Self::judge_complete`] without its races).
     pub fn check_complete(self, g: &ExecutionGraph) -> Result<(), Axiom> {
-        match self {
-            MemoryModel::C11 => c11::check(g, c11::Judge::Complete),
-            MemoryModel::Ptx75 | MemoryModel::Vulkan => {
-                gpu_rust::judge(g, self).map(|_| ()).map_err(|_| Axiom::HardwareModel)
-            }
-            _ => Ok(()),
-        }
+        self.judge_complete(g).map(|_| ())
     }
 
     /// Every axiom of the model, from the definitions alone (for `c11`,
     /// those that hold of every prefix of a consistent execution; see
     /// [`Self::check_complete`]).
     pub fn consistent_declarative(self, g: &ExecutionGraph) -> Result<(), Axiom> {
-        if self == MemoryModel::C11 {
-            return c11::check(g, c11::Judge::Prefix);
-        }
-        let rel = Relations::of(g, self.sync_rules());
-        if self == MemoryModel::Porf {
-            return rel.check_porf();
-        }
-        if self.is_hardware() {
-            rel.check_porf()?;
-            return gpu_rust::judge(g, self).map(|_| ()).map_err(|_| Axiom::HardwareModel);
-        }
-        rel.check(g, self == MemoryModel::Sc)
+        with_semantics!(self, M => M::consistent_declarative(g))
+    }
+
+    /// The sw edges of `g` under this model, by the model's own relations
+    /// (for pictures: [`crate::dot`]), initial writes left out; `None` for
+    /// a model whose synchronization is not one sw relation of events
+    /// (`porf`, which has none, and the hardware models).
+    pub fn sync_edges(self, g: &ExecutionGraph) -> Option<Vec<(EventId, EventId)>> {
+        with_semantics!(self, M => M::sync_edges(g))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -276,11 +276,13 @@ impl Relations {
         let atomic = |i: usize| ord(i).is_some_and(|o| o.is_atomic());
         let rel = |i: usize| ord(i).is_some_and(|o| o.is_release() || (sc_sync && o.is_atomic()));
         let acq = |i: usize| ord(i).is_some_and(|o| o.is_acquire() || (sc_sync && o.is_atomic()));
-        // rs = [W] ; (rf ; rmw)*                (C++20 release sequences)
-        // rs = [W] ; po|loc? ; [W] ; (rf ; rmw)*  (C11's, RC11 as published)
-        // Scoped models: a read takes part in synchronization only with a
-        // write it is mutually scope-inclusive with, and a release only with
-        // an acquire it is mutually inclusive with.
+        // rs = [W] ; (rf ; rmw)*                (C++20 release sequences, P0982R1)
+        // rs = [W] ; po|loc? ; [W] ; (rf ; rmw)*  (C11's, RC11 as published: Lahav et al., PLDI 2017, §3)
+        // Scoped models (docs/semantics.md §4): a read takes part in
+        // synchronization only with a write it is mutually scope-inclusive
+        // with, and a release only with an acquire it is mutually inclusive
+        // with. The explorer's incremental form of the same rule is
+        // `graph/sw.rs`; this is its independent cross-check.
         let incl = |a: usize, b: usize| {
             !rules.scoped || init_loc[a].is_some() || init_loc[b].is_some() || g.inclusive(ids[a], ids[b])
         };
@@ -290,7 +292,7 @@ impl Relations {
         // edges (they order execution and feed hb), but a release fence
         // does not reach another thread's writes through them, nor does a
         // write continue another thread's release sequence, as the views
-        // have it (`graph/views.rs` keeps fences and release heads per thread).
+        // have it (`graph/sw.rs` keeps fences and release heads per thread).
         let sb = po.filter(|a, b| init_loc[a].is_none() && init_loc[b].is_none() && ids[a].thread == ids[b].thread);
         let rfrmw = rf_sync.compose(&rmw).closure().with_identity(is_write);
         let mut rs = rfrmw.filter(|a, b| is_write(a) && atomic(a) && is_write(b));
@@ -302,7 +304,7 @@ impl Relations {
             let po_loc_w = sb.filter(|a, b| is_write(a) && atomic(a) && is_write(b) && atomic(b) && loc(a) == loc(b));
             rs.union_with(&po_loc_w.compose(&rfrmw));
         }
-        // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]
+        // sw = [E⊒rel] ; ([F] ; po)? ; rs ; rf ; [R⊒rlx] ; (po ; [F])? ; [E⊒acq]   (RC11 §3)
         let left = sb.filter(|a, _| is_fence(a) && rel(a)).with_identity(rel);
         let rf_atomic = rf_sync.filter(|_, b| is_read(b) && atomic(b));
         let right = sb.filter(|_, b| is_fence(b) && acq(b)).with_identity(acq);
@@ -310,7 +312,8 @@ impl Relations {
         if rules.scoped {
             sw = sw.filter(incl);
         }
-        // hb_s = (po ∪ bar_s ∪ sw)+ for each space s (`space.rs`, rules 3 and 5).
+        // hb = (po ∪ sw)+ (RC11 §3); with barriers, hb_s = (po ∪ bar_s ∪ sw)+
+        // for each space s (`space.rs`, rules 3 and 5).
         let hb_in = |bar: &Rel| {
             // (po ∪ bar ∪ sw)+: one closure ((A ∪ B)+ = (A+ ∪ B)+).
             let mut hb1 = po1.clone();

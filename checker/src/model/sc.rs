@@ -20,8 +20,51 @@
 //! cycle. In builds with debug assertions every verdict is compared with
 //! the relation algebra's.
 
+use super::relations::{Axiom, Relations};
+use super::semantics::Semantics;
 use crate::event::*;
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, SyncRules};
+
+/// `sc`: acyclic(po ∪ rf ∪ mo ∪ fr) and atomicity; every atomic access
+/// synchronizes as if it were seq_cst. Coherence holds by construction
+/// but not the rest of SC, so every graph under construction is checked
+/// (in linear time, [`consistent`]).
+pub struct ScModel;
+
+impl Semantics for ScModel {
+    const NAME: &'static str = "sc";
+    const CODE: u8 = 0;
+    const SYNC: SyncRules = SyncRules {
+        all_sc: true,
+        same_thread_rs: false,
+        scoped: false,
+    };
+    const COHERENT: bool = true;
+    const HB_RACES: bool = true;
+
+    fn check_needed(_sc_events: usize, _new_sc: bool) -> bool {
+        true
+    }
+
+    fn check_graph(g: &ExecutionGraph) -> Result<(), Axiom> {
+        crate::work::full_check();
+        let ok = consistent(g);
+        debug_assert_eq!(
+            ok,
+            Relations::of(g, Self::SYNC).check(g, true).is_ok(),
+            "checker invariant: the linear SC check agrees with the relation algebra"
+        );
+        if ok {
+            Ok(())
+        } else {
+            Err(Axiom::SequentialConsistency)
+        }
+    }
+
+    fn consistent_declarative(g: &ExecutionGraph) -> Result<(), Axiom> {
+        Relations::of(g, Self::SYNC).check(g, true)
+    }
+}
 
 /// Whether `g` satisfies SC's axioms (atomicity and acyclic(po ∪ eco)).
 pub fn consistent(g: &ExecutionGraph) -> bool {

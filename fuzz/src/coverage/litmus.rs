@@ -201,6 +201,7 @@ pub const KEYWORDS: &[&str] = &[
     "barrier",
     "work_group_barrier",
     "locations",
+    "filter",
     "exists",
     "forall",
     "not",
@@ -401,6 +402,9 @@ impl LitmusWalk {
             None => self.add("test:no-condition".into()),
             Some(c) => {
                 self.add(format!("quantifier:{}", quantifier_name(&c.quantifier)));
+                if let Some(f) = &c.filter {
+                    self.prop(f);
+                }
                 self.prop(&c.prop);
             }
         }

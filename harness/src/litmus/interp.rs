@@ -436,19 +436,46 @@ fn alloc(init: u64, kind: LocKind, local: bool, here: SourceLoc) -> Loc {
 }
 
 fn load(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> u64 {
-    match rt::op_at(Op::Load { loc, order, scope }, src) {
-        OpResult::Value(v) => v,
+    load_classed(loc, order, scope, None, src).0
+}
+
+/// A load whose event takes the DRFrlx class `class`: the value and the
+/// read event it came from.
+fn load_classed(
+    loc: Loc,
+    order: Order,
+    scope: Scope,
+    class: Option<drfrlx::Class>,
+    src: SourceLoc,
+) -> (u64, Option<EventId>) {
+    let a = rt::perform_at(
+        Op::Load {
+            loc,
+            order,
+            scope,
+            class,
+        },
+        src,
+    );
+    match a.result {
+        OpResult::Value(v) => (v, a.read),
         r => panic!("scopecheck internal error: load answered {r:?}"),
     }
 }
 
 fn store(loc: Loc, order: Order, value: u64, scope: Scope, src: SourceLoc) {
+    store_classed(loc, order, value, scope, None, src)
+}
+
+/// A store whose event takes the DRFrlx class `class`.
+fn store_classed(loc: Loc, order: Order, value: u64, scope: Scope, class: Option<drfrlx::Class>, src: SourceLoc) {
     rt::op_at(
         Op::Store {
             loc,
             order,
             value,
             scope,
+            class,
         },
         src,
     );
@@ -627,4 +654,5 @@ impl ThreadRun<'_, '_> {
     }
 }
 
+// After `test_error!`, which the evaluator uses.
 mod eval;

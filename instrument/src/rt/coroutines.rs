@@ -8,26 +8,19 @@ use super::{
     finish_thread, leaks, overflow, panic_message, set_status, stacks, teardown, with_shared, CURRENT, YIELDERS,
 };
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use scopecheck_checker::engine::{ExecutionEnd, Sched, Stop, ThreadStatus};
-use scopecheck_checker::event::{OpResult, SourceLoc, ThreadId};
+use scopecheck_checker::engine::{ExecutionEnd, Resume, Step, Stop, ThreadStatus};
+use scopecheck_checker::event::{SourceLoc, ThreadId};
 use scopecheck_checker::failure::{Failure, FailureKind};
 use std::panic::AssertUnwindSafe;
 
 /// What a suspended model thread asks for.
 pub(super) enum Yield {
-    /// It waits to perform the visible operation its status names; the
-    /// scheduling decision it already took for the runtime, if any.
-    Op(Option<Sched>),
+    /// It waits at the operation it handed the engine, which said what the
+    /// runtime does next ([`Step::Wait`] or [`Step::Switch`]).
+    Op(Step),
     SpinWait,
     Discard,
     Abort,
-}
-
-/// What a suspended model thread gets back.
-#[derive(Clone, Copy)]
-pub(super) enum Resume {
-    Go,
-    Result(OpResult),
 }
 
 /// How a model thread ended.
@@ -46,9 +39,9 @@ pub(super) struct Threads {
     /// What the stack-overflow handler needs to know about each thread
     /// (written in place when its coroutine is made).
     pub(super) guards: Vec<Option<overflow::Guard>>,
-    /// The scheduling decision the last suspended thread took (see
-    /// [`schedule_here`]), for the runtime to carry out.
-    pub(super) decision: Option<Sched>,
+    /// What the engine said the runtime does next when the last thread
+    /// suspended at an operation (`Engine::perform`), to carry out.
+    pub(super) pending: Option<Step>,
     /// Whether the last execution failed while some thread could still go
     /// on (so executions extending it were never seen).
     pub(super) failed_midway: bool,
@@ -130,8 +123,8 @@ pub(super) fn resume(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, wit
     let r = co.resume(with);
     overflow::leave();
     match r {
-        CoroutineResult::Yield(Yield::Op(decision)) => {
-            th.decision = decision;
+        CoroutineResult::Yield(Yield::Op(step)) => {
+            th.pending = Some(step);
             None
         }
         CoroutineResult::Yield(Yield::SpinWait) => {
@@ -147,7 +140,8 @@ pub(super) fn resume(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, wit
             Some(Err(stop))
         }
         CoroutineResult::Return(exit) => {
-            set_status(t, ThreadStatus::Gone);
+            // (Its status is `Gone` already if it finished: `thread_end`
+            // set it; any other exit ends the execution.)
             // The stack goes back to the pool at once, not at the
             // execution's end: a program that spawns and joins threads in a
             // loop would otherwise map a stack per thread it ever ran (40,000
@@ -196,19 +190,9 @@ pub(super) fn resume(th: &mut Threads, pool: &mut stacks::Pool, t: ThreadId, wit
 pub(super) fn start_spawned(th: &mut Threads, pool: &mut stacks::Pool) -> Option<Result<(), Stop>> {
     loop {
         // (Asked after every step: the common answer takes nothing.)
-        let spawned = with_shared(|s| {
-            s.unstarted = s.spawned.len();
-            (!s.spawned.is_empty()).then(|| std::mem::take(&mut s.spawned))
-        });
+        let spawned = with_shared(|s| (!s.spawned.is_empty()).then(|| std::mem::take(&mut s.spawned)));
         let mut spawned = spawned?.into_iter();
         while let Some((child, body)) = spawned.next() {
-            let i = child as usize;
-            with_shared(|s| {
-                if s.status.len() <= i {
-                    s.status.resize_with(i + 1, || ThreadStatus::Gone);
-                }
-                s.unstarted -= 1;
-            });
             new_coroutine(th, pool, child, body);
             if let Some(r) = resume(th, pool, child, Resume::Go) {
                 // The execution ends: the siblings not started yet go back
@@ -230,10 +214,8 @@ pub(super) fn run_one(
     // The vectors are kept from one execution to the next (their capacity).
     th.coroutines.clear();
     th.guards.clear();
-    th.decision = None;
+    th.pending = None;
     let probes = with_shared(|s| {
-        s.status.clear();
-        s.status.push(ThreadStatus::Gone);
         s.execution += 1;
         s.live_cells.clear();
         s.threads_made = 1;
@@ -254,43 +236,33 @@ pub(super) fn run_one(
                 Err(stop) => break Err(stop),
             }
         }
-        // The decision the suspended thread took, or a new one.
-        let sched = match th.decision.take() {
-            Some(d) => d,
-            None => with_shared(|s| {
-                let (engine, status) = s.engine_and_status();
-                engine.schedule(status)
-            }),
+        // What the engine said when the last thread suspended at an
+        // operation, or (when it suspended otherwise, or new threads were
+        // started) whom it runs next.
+        let step = match th.pending.take() {
+            Some(Step::Wait) | None => with_shared(|s| s.engine().next_turn()),
+            Some(step) => step,
         };
-        match sched {
-            Sched::Done => break Ok(ExecutionEnd::Complete),
-            Sched::Blocked => break Err(Stop::Moot),
-            Sched::Deadlock(f) => break Err(Stop::Failure(f)),
-            Sched::Run(t) => {
-                // What the thread resumes with (`None`: it waits on), in
-                // one borrow of the shared state.
-                let step = with_shared(|s| {
-                    let (engine, status) = s.engine_and_status();
-                    match &status[t as usize] {
-                        ThreadStatus::SpinWait => {
-                            engine.wake(t);
-                            Ok(Some(Resume::Go))
-                        }
-                        ThreadStatus::Op(op, src) => engine.visible(t, op, *src, status).map(|r| r.map(Resume::Result)),
-                        ThreadStatus::Gone | ThreadStatus::Discarded => {
-                            unreachable!("scheduled a thread that cannot run")
-                        }
-                    }
+        match step {
+            Step::Finished => break Ok(ExecutionEnd::Complete),
+            Step::Stop(stop) => break Err(stop),
+            Step::Switch { to, resume: with } => outcome = resume(th, pool, to, with),
+            // (`next_turn` never says either: it chooses.)
+            Step::Wait | Step::Done(_) => {
+                let f = with_shared(|s| {
+                    s.engine().failure(
+                        FailureKind::Internal,
+                        "the engine chose no thread to run (an error in scopecheck)".into(),
+                        None,
+                        vec![],
+                        None,
+                    )
                 });
-                match step {
-                    Ok(Some(with)) => outcome = resume(th, pool, t, with),
-                    Ok(None) => {}
-                    Err(stop) => break Err(stop),
-                }
-                if outcome.is_none() {
-                    outcome = start_spawned(th, pool);
-                }
+                break Err(Stop::Failure(f));
             }
+        }
+        if outcome.is_none() {
+            outcome = start_spawned(th, pool);
         }
     };
     // A complete execution must have freed what it allocated through the
@@ -328,10 +300,7 @@ pub(super) fn run_one(
             pool.give(teardown::abandon(c));
         }
     }
-    let unstarted = with_shared(|s| {
-        s.unstarted = 0;
-        std::mem::take(&mut s.spawned)
-    });
+    let unstarted = with_shared(|s| std::mem::take(&mut s.spawned));
     teardown::abandon_bodies(unstarted);
     CURRENT.with(|c| c.set(None));
     match result {

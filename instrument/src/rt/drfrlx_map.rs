@@ -6,7 +6,7 @@
 //! part of the runtime.
 
 use super::{with_shared, SHARED};
-use scopecheck_checker::event::{Op, Order, ThreadId};
+use scopecheck_checker::event::{Op, Order};
 
 /// Whether the run on this thread maps a DRFrlx program onto a DRFrlx
 /// system in C11 terms, as the DRFrlx check's weak-model run needs
@@ -32,17 +32,18 @@ pub fn drfrlx_system() -> bool {
     SHARED.with(|s| s.try_borrow().ok().and_then(|s| s.as_ref().map(|s| s.drfrlx_system)) == Some(true))
 }
 
-/// Whether `op`, issued by thread `t`, is a paired access that
-/// a [`drfrlx_system`] run brackets with fences.
-pub(super) fn needs_paired_fences(t: ThreadId, op: &Op) -> bool {
-    let order = match *op {
-        Op::Load { order, .. } | Op::Store { order, .. } => order,
-        Op::Rmw { success, .. } => success,
+/// Whether `op` is a paired access that a [`drfrlx_system`] run brackets
+/// with fences: a seq_cst access that carries no DRFrlx class.
+#[inline]
+pub(super) fn needs_paired_fences(op: &Op) -> bool {
+    let (order, class) = match *op {
+        Op::Load { order, class, .. } | Op::Store { order, class, .. } => (order, class),
+        Op::Rmw { success, class, .. } => (success, class),
         _ => return false,
     };
     // Only seq_cst ones: DRFrlx's paired atomics are SC atomics. Acquire
     // and release atomics are outside the model and keep their own
     // semantics here, so that what they allow beyond SC shows up (and is
     // blamed on them, not certified away by the fences).
-    order == Order::SeqCst && with_shared(|s| s.drfrlx_system && s.engine().next_class(t).is_none())
+    order == Order::SeqCst && class.is_none() && with_shared(|s| s.drfrlx_system)
 }

@@ -37,8 +37,8 @@ pub(crate) mod thread_registry;
 
 pub use drfrlx_map::drfrlx_system;
 pub use ops::{
-    current_graph, discard, fail, last_read, observe, op, op_at, position, register_kernel, set_memory_kind,
-    set_next_class, spawn_at, spin, spin_on, tick, yield_now,
+    current_graph, discard, fail, observe, op, op_at, perform_at, position, register_kernel, set_memory_kind, spawn_at,
+    spin, spin_on, tick, yield_now,
 };
 pub use runner::{check_not_nested, run, run_parallel, run_with};
 pub use scopecheck_checker::driver::{validate_strategy, RunConfig, RunResult, StrategyChoice};
@@ -46,11 +46,11 @@ pub use stacks::stacks_made;
 
 // What the files of the runtime share with one another, named here once
 // so that each takes them from `super`.
-use coroutines::{run_one, Exit, Resume, ThreadCoroutine, Threads, Yield};
+use coroutines::{run_one, Exit, ThreadCoroutine, Threads, Yield};
 use drfrlx_map::needs_paired_fences;
 
 use corosensei::Yielder;
-use scopecheck_checker::engine::{Stop, ThreadStatus};
+use scopecheck_checker::engine::{Resume, Stop, ThreadStatus};
 use scopecheck_checker::event::{SourceLoc, ThreadId};
 use scopecheck_checker::Engine;
 use std::cell::{Cell, RefCell};
@@ -68,13 +68,10 @@ struct Shared {
     engine: *mut Engine,
     /// The stop that ended the execution early.
     stop: Option<Stop>,
-    /// Threads spawned since the scheduler last looked, with their bodies.
+    /// Threads spawned since the scheduler last looked, with their bodies
+    /// (the engine knows them as starting: nobody is scheduled before the
+    /// runtime has run them to their first step).
     spawned: Vec<(ThreadId, Box<dyn FnOnce()>)>,
-    /// What each thread waits for (the scheduler's view of the threads).
-    status: Vec<ThreadStatus>,
-    /// Spawned threads the runtime has taken to start but not started yet
-    /// (their statuses are not known: nobody may schedule meanwhile).
-    unstarted: usize,
     /// What the execution allocated through the shim and has not freed.
     leaks: leaks::Leaks,
     /// Which execution of the run this is (tells a `Track` made in an
@@ -95,12 +92,6 @@ impl Shared {
     /// The engine of the execution that runs.
     #[inline]
     fn engine(&mut self) -> &mut Engine {
-        self.engine_and_status().0
-    }
-
-    /// The engine and the threads' statuses, borrowed together.
-    #[inline]
-    fn engine_and_status(&mut self) -> (&mut Engine, &mut Vec<ThreadStatus>) {
         // SAFETY: `engine` is either null or points to the engine the
         // driver lent for the execution that runs (`runner::Lent` sets it
         // from a `&mut Engine` the driver does not use until `execute`
@@ -109,7 +100,7 @@ impl Shared {
         // reference made here lives no longer than the `&mut self` borrow
         // of the thread-local state, which is exclusive.
         match unsafe { self.engine.as_mut() } {
-            Some(engine) => (engine, &mut self.status),
+            Some(engine) => engine,
             None => engine_not_lent(),
         }
     }
@@ -136,14 +127,7 @@ pub(crate) fn others_finished() -> bool {
     let Some(me) = CURRENT.with(|c| c.get()) else {
         return false;
     };
-    with_shared(|s| {
-        s.spawned.is_empty()
-            && s.unstarted == 0
-            && s.status
-                .iter()
-                .enumerate()
-                .all(|(t, st)| t == me as usize || matches!(st, ThreadStatus::Gone))
-    })
+    with_shared(|s| s.spawned.is_empty() && s.engine().others_finished(me))
 }
 
 /// Whether the calling code runs inside `scopecheck::model`.
@@ -231,9 +215,10 @@ fn abort_with(stop: Stop) -> ! {
     unreachable!("an aborted model thread was resumed");
 }
 
-/// Sets thread `t`'s status.
+/// Sets thread `t`'s status (what the runtime sees and the engine does
+/// not: a spin wait, a discarded execution, the end of a coroutine).
 fn set_status(t: ThreadId, st: ThreadStatus) {
-    with_shared(|s| s.status[t as usize] = st);
+    with_shared(|s| s.engine().set_status(t, st));
 }
 
 /// Marks the end of the calling thread's user code (called by the runtime).

@@ -1,69 +1,16 @@
-//! The operations shim code calls: [`op`] / [`op_at`] (an invisible
-//! operation applied on the spot; a visible one replayed inline, scheduled
-//! on the caller's own stack, or suspended to the runtime), thread spawns,
-//! spin and yield hints, `tick`, `discard`, `fail`, and the side calls
-//! (memory kinds, kernels, DRFrlx classes, positions). Apart from the loop
-//! that runs executions: this is the model thread's side.
+//! The operations shim code calls: [`op`] / [`op_at`] / [`perform_at`]
+//! (one call of `Engine::perform` per operation: the thread runs on with
+//! the answer, or suspends to the runtime, which carries out the engine's
+//! [`Step`]), thread spawns, spin and yield hints, `tick`, `discard`,
+//! `fail`, and the side calls (memory kinds, kernels, positions). Apart
+//! from the loop that runs executions: this is the model thread's side.
 
-use super::{abort_with, needs_paired_fences, outside_model, suspend, with_shared, Resume, Shared, Yield, CURRENT};
-use scopecheck_checker::drfrlx::RlxClass;
-use scopecheck_checker::engine::{Sched, Stop, ThreadStatus, WaitSite};
-use scopecheck_checker::event::{EventId, EventKind, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
+use super::{abort_with, needs_paired_fences, outside_model, suspend, with_shared, Resume, Yield, CURRENT};
+use scopecheck_checker::engine::{Step, Stop, WaitSite};
+use scopecheck_checker::event::{Answer, EventId, Loc, Op, OpResult, Order, Placement, Scope, SourceLoc, ThreadId};
 use scopecheck_checker::failure::FailureKind;
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::memory::Residence;
-
-/// What a thread that reached a visible operation does next.
-pub(super) enum Here {
-    /// It was chosen and performed the operation: its answer.
-    Done(OpResult),
-    /// The operation ended the execution.
-    Abort(Stop),
-    /// It suspends; the runtime carries out the decision, or takes one.
-    Suspend(Option<Sched>),
-}
-
-/// The scheduling point of thread `t`, about to perform the visible `op`,
-/// taken on its own stack: the engine chooses the next thread exactly as
-/// the runtime's loop would once `t` suspended (the same threads wait, the
-/// same statuses), and when it chooses `t`, `t` performs `op` on the spot
-/// and runs on. That spares the two coroutine switches of a trip through
-/// the runtime for every operation whose thread keeps running: every one
-/// the optimal explorer adds while the lowest runnable thread goes on (it
-/// always takes that one), and about half of a random walk's with two
-/// threads. Threads spawned since the runtime last looked are not started
-/// yet, so the decision is then left to the runtime, which starts them
-/// first.
-pub(super) fn schedule_here(s: &mut Shared, t: ThreadId, op: &Op, src: SourceLoc) -> Here {
-    // Field by field when the thread already waits at an operation (the
-    // common case): a whole new status is built on the stack and copied
-    // in with loads that straddle the stores that built it, which stall.
-    match &mut s.status[t as usize] {
-        ThreadStatus::Op(o, at) => {
-            *o = op.clone();
-            *at = src;
-        }
-        st => *st = ThreadStatus::Op(op.clone(), src),
-    }
-    if s.unstarted > 0 || !s.spawned.is_empty() {
-        return Here::Suspend(None);
-    }
-    let (engine, status) = s.engine_and_status();
-    match engine.schedule(status) {
-        Sched::Run(u) if u == t => {
-            let ThreadStatus::Op(op, src) = &status[t as usize] else {
-                unreachable!("the status was just set")
-            };
-            match engine.visible(t, op, *src, status) {
-                Ok(Some(r)) => Here::Done(r),
-                // It waits (a mutex it cannot take yet): the runtime chooses again.
-                Ok(None) => Here::Suspend(None),
-                Err(stop) => Here::Abort(stop),
-            }
-        }
-        other => Here::Suspend(Some(other)),
-    }
-}
 
 /// Performs `op` for the calling model thread and returns the checker's answer.
 #[track_caller]
@@ -73,6 +20,21 @@ pub fn op(op: Op) -> OpResult {
 
 /// Like [`op`], with an explicit source location.
 pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
+    perform(op, src).result
+}
+
+/// Performs `op` for the calling model thread, issued at `src`, and
+/// returns the checker's whole answer: the result, and for a load or an
+/// RMW the read event whose value it returned (what a DRFrlx `Observed`
+/// value points at).
+pub fn perform_at(op: Op, src: SourceLoc) -> Answer {
+    perform(op, src)
+}
+
+/// [`op_at`] and [`perform_at`] (inlined in both: the common answer is
+/// then returned in registers to the shim's operations).
+#[inline(always)]
+fn perform(op: Op, src: SourceLoc) -> Answer {
     let Some(t) = CURRENT.with(|c| c.get()) else {
         outside_model(match op {
             Op::Alloc { .. } => "new",
@@ -87,13 +49,7 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
             Op::Observe { .. } => "observing a DRFrlx value",
         })
     };
-    if !op.is_visible() {
-        return match with_shared(|s| s.engine().invisible(t, &op, src)) {
-            Ok(v) => v,
-            Err(stop) => abort_with(stop),
-        };
-    }
-    let fenced = needs_paired_fences(t, &op);
+    let fenced = needs_paired_fences(&op);
     let sc_fence = || Op::Fence {
         order: Order::SeqCst,
         scope: Scope::System,
@@ -101,26 +57,32 @@ pub fn op_at(op: Op, src: SourceLoc) -> OpResult {
     if fenced {
         op_at(sc_fence(), src);
     }
-    // While the thread replays the kept graph and its event is ready, it
-    // runs on without a switch to the scheduler; past it, it takes the
-    // scheduling decision here (one borrow of the shared state for both).
-    let here = with_shared(|s| match s.engine().replay_inline(t, &op, src) {
-        Some(Ok(r)) => Here::Done(r),
-        Some(Err(stop)) => Here::Abort(stop),
-        None => schedule_here(s, t, &op, src),
-    });
-    let r = match here {
-        Here::Done(r) => r,
-        Here::Abort(stop) => abort_with(stop),
-        Here::Suspend(decision) => match suspend(Yield::Op(decision)) {
-            Resume::Result(r) => r,
-            Resume::Go => unreachable!("visible operation resumed without a result"),
-        },
+    // One call: the engine performs the operation on the spot when it
+    // can (an invisible one, a replayed one whose kept event is ready, or
+    // one it schedules on this thread's own stack), else says whom the
+    // runtime runs instead.
+    let answer = match with_shared(|s| s.engine().perform(t, &op, src)) {
+        Step::Done(answer) => answer,
+        Step::Stop(stop) => abort_with(stop),
+        step => {
+            match suspend(Yield::Op(step)) {
+                Resume::Answer(answer) => answer,
+                Resume::Go => abort_with(Stop::Failure(with_shared(|s| {
+                    s.engine().failure(
+                    FailureKind::Internal,
+                    format!("thread {t} was resumed at {src} without the answer to its operation (an error in scopecheck)"),
+                    Some(t),
+                    vec![],
+                    Some(src),
+                )
+                }))),
+            }
+        }
     };
     if fenced {
         op_at(sc_fence(), src);
     }
-    r
+    answer
 }
 
 /// Spawns a model thread running `f` at `placement` (a GPU thread's device,
@@ -243,27 +205,6 @@ pub fn set_memory_kind(loc: Loc, res: Residence) {
 /// `blocks[b]` (the occupancy-bound progress model dispatches blocks).
 pub fn register_kernel(device: u32, blocks: Vec<Vec<ThreadId>>) {
     with_shared(|s| s.engine().register_kernel(device, blocks));
-}
-
-/// Announces the DRFrlx class of the calling thread's next access (`None`
-/// clears it). The shim's classified atomics set it around each operation.
-pub fn set_next_class(class: Option<RlxClass>) {
-    let Some(t) = CURRENT.with(|c| c.get()) else { return };
-    with_shared(|s| s.engine().set_next_class(t, class));
-}
-
-/// The read event of the calling thread's latest load or RMW (the read part
-/// of an RMW), if any: what an `Observed` value points at.
-pub fn last_read() -> Option<EventId> {
-    let t = CURRENT.with(|c| c.get())?;
-    with_shared(|s| {
-        let end = s.engine().cursor(t);
-        let evs = s.engine().graph.thread_events(t);
-        (0..end.min(evs.len() as u32))
-            .rev()
-            .find(|&i| matches!(evs[i as usize].kind, EventKind::Read(_)))
-            .map(|i| EventId::new(t, i))
-    })
 }
 
 /// The calling thread used the value read by `of` (DRFrlx observability).

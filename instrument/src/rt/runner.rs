@@ -113,8 +113,6 @@ impl<'f> Runner<'f> {
                 engine: std::ptr::null_mut(),
                 stop: None,
                 spawned: Vec::new(),
-                status: Vec::new(),
-                unstarted: 0,
                 leaks: leaks::Leaks::default(),
                 execution: 0,
                 live_cells: cells::LiveCells::default(),
@@ -131,7 +129,7 @@ impl<'f> Runner<'f> {
             threads: Threads {
                 coroutines: Vec::new(),
                 guards: Vec::new(),
-                decision: None,
+                pending: None,
                 failed_midway: false,
             },
             _guard: guard,

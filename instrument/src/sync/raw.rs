@@ -13,7 +13,15 @@ pub(crate) fn load(loc: Loc, order: Order, src: SourceLoc) -> Value {
 
 /// A load of `loc` at `scope` (the GPU primitives' words).
 pub(crate) fn load_in(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> Value {
-    match rt::op_at(Op::Load { loc, order, scope }, src) {
+    match rt::op_at(
+        Op::Load {
+            loc,
+            order,
+            scope,
+            class: None,
+        },
+        src,
+    ) {
         OpResult::Value(v) => v,
         r => unreachable!("load answered {r:?}"),
     }
@@ -27,6 +35,7 @@ pub(crate) fn store(loc: Loc, value: Value, order: Order, src: SourceLoc) {
             order,
             value,
             scope: Scope::System,
+            class: None,
         },
         src,
     );
@@ -48,6 +57,7 @@ pub(crate) fn fetch_in(loc: Loc, op: RmwOp, order: Order, scope: Scope, src: Sou
             failure: order,
             await_: None,
             scope,
+            class: None,
         },
         src,
     ) {
@@ -96,6 +106,7 @@ pub(crate) fn cas_in(
             failure,
             await_,
             scope,
+            class: None,
         },
         src,
     ) {

@@ -32,6 +32,7 @@ pub(super) fn unpark(token: Loc, src: SourceLoc) {
             order: Order::Release,
             value: 1,
             scope: Scope::System,
+            class: None,
         },
         src,
     );
@@ -57,6 +58,7 @@ pub fn park() {
                 failure: Order::Relaxed,
                 await_: None,
                 scope: Scope::System,
+                class: None,
             },
             src,
         );

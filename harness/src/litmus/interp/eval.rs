@@ -188,29 +188,32 @@ impl ThreadRun<'_, '_> {
             (None, c.order)
         };
         let quantum = drfrlx::quantum_active(class);
-        let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool) {
-            drfrlx::classified(class, || {
-                match rt::op_at(
-                    Op::Rmw {
-                        loc,
-                        op,
-                        ty: LITMUS_TYPE,
-                        success: o,
-                        failure,
-                        await_: None,
-                        scope,
-                    },
-                    th.src(pos),
-                ) {
-                    OpResult::Value(v) => (v, true),
-                    OpResult::Cas(v, ok) => (v, ok),
-                    r => panic!("scopecheck internal error: rmw answered {r:?}"),
-                }
-            })
+        // The class is a field of the operation; the answer names the read.
+        let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool, Option<EventId>) {
+            let a = rt::perform_at(
+                Op::Rmw {
+                    loc,
+                    op,
+                    ty: LITMUS_TYPE,
+                    success: o,
+                    failure,
+                    await_: None,
+                    scope,
+                    class,
+                },
+                th.src(pos),
+            );
+            match a.result {
+                OpResult::Value(v) => (v, true, a.read),
+                OpResult::Cas(v, ok) => (v, ok, a.read),
+                r => panic!("scopecheck internal error: rmw answered {r:?}"),
+            }
         };
-        let quantum_rmw = |th: &mut Self, op: RmwOp| -> (u64, bool) {
+        let quantum_rmw = |th: &mut Self, op: RmwOp| -> (u64, bool, Option<EventId>) {
             let q = drfrlx::QuantumRmw::plan(loc, LITMUS_TYPE, op);
-            q.result(rmw(th, q.swap(), o.read_part()).0)
+            let (v, _, read) = rmw(th, q.swap(), o.read_part());
+            let (v, ok) = q.result(v);
+            (v, ok, read)
         };
         match c.op {
             AtomicOp::Load => {
@@ -219,8 +222,7 @@ impl ThreadRun<'_, '_> {
                 } else {
                     None
                 };
-                let v = drfrlx::classified(class, || load(loc, o, scope, src));
-                let read = rt::last_read();
+                let (v, read) = load_classed(loc, o, scope, class, src);
                 (decode(chosen.unwrap_or(v)), read)
             }
             AtomicOp::Store => {
@@ -229,7 +231,7 @@ impl ThreadRun<'_, '_> {
                     drfrlx::note_written(loc, v);
                     v = drfrlx::choose(loc, 2, LITMUS_TYPE).unwrap_or(v);
                 }
-                drfrlx::classified(class, || store(loc, o, v, scope, src));
+                store_classed(loc, o, v, scope, class, src);
                 (Val::Int(0), None)
             }
             AtomicOp::Exchange
@@ -251,12 +253,12 @@ impl ThreadRun<'_, '_> {
                     AtomicOp::FetchMin => RmwOp::Min(v),
                     _ => RmwOp::Max(v),
                 };
-                let (old, _) = if quantum {
+                let (old, _, read) = if quantum {
                     quantum_rmw(self, op)
                 } else {
                     rmw(self, op, o)
                 };
-                (decode(old), rt::last_read())
+                (decode(old), read)
             }
             AtomicOp::CasStrong | AtomicOp::CasWeak => {
                 let exp_at = &c.args[0];
@@ -292,12 +294,11 @@ impl ThreadRun<'_, '_> {
                     new: encode(desired),
                     weak: c.op == AtomicOp::CasWeak,
                 };
-                let (old, ok) = if quantum {
+                let (old, ok, read) = if quantum {
                     quantum_rmw(self, op)
                 } else {
                     rmw(self, op, failure)
                 };
-                let read = rt::last_read();
                 if !ok {
                     match (&reg, exp_loc) {
                         (Some(r), _) => {
