@@ -5,36 +5,12 @@
 //! it and checking the text, so every finding is a litmus file that
 //! reproduces it, and the parser is exercised on every run.
 
-use arbitrary::{Arbitrary, Result, Unstructured};
-use std::fmt::{self, Write as _};
+mod generate;
+mod print;
 
-/// A C memory order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// `memory_order_relaxed`.
-    Relaxed,
-    /// `memory_order_acquire`.
-    Acquire,
-    /// `memory_order_release`.
-    Release,
-    /// `memory_order_acq_rel`.
-    AcqRel,
-    /// `memory_order_seq_cst`.
-    SeqCst,
-}
-
-impl Order {
-    /// The litmus spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Order::Relaxed => "memory_order_relaxed",
-            Order::Acquire => "memory_order_acquire",
-            Order::Release => "memory_order_release",
-            Order::AcqRel => "memory_order_acq_rel",
-            Order::SeqCst => "memory_order_seq_cst",
-        }
-    }
-}
+// Orders and scopes are the checker's own types, as the litmus AST holds
+// them; `print.rs` spells them in the litmus dialect.
+pub use scopecheck::litmus::ast::{Order, Scope};
 
 /// Orders generated for loads and spin waits (C allows these; consume is
 /// acquire in practice and left out).
@@ -54,46 +30,14 @@ pub const FENCE_ORDERS: &[Order] = &[Order::Acquire, Order::Release, Order::AcqR
 /// Orders generated for a compare-exchange's failure.
 pub const CAS_FAILURE_ORDERS: &[Order] = &[Order::Relaxed, Order::Acquire, Order::SeqCst];
 
-/// A memory scope, narrowest first (so `Ord` is inclusion).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Scope {
-    /// `memory_scope_thread`.
-    Thread,
-    /// `memory_scope_warp`.
-    Warp,
-    /// `memory_scope_block`.
-    Block,
-    /// `memory_scope_device`.
-    Device,
-    /// `memory_scope_system`.
-    System,
-}
-
 /// The scopes generated on GPU threads.
 pub const SCOPES: &[Scope] = &[Scope::Thread, Scope::Warp, Scope::Block, Scope::Device, Scope::System];
 
-impl Scope {
-    /// The litmus spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::Thread => "memory_scope_thread",
-            Scope::Warp => "memory_scope_warp",
-            Scope::Block => "memory_scope_block",
-            Scope::Device => "memory_scope_device",
-            Scope::System => "memory_scope_system",
-        }
-    }
-
-    /// The next narrower scope, if any.
-    pub fn narrower(self) -> Option<Scope> {
-        match self {
-            Scope::Thread => None,
-            Scope::Warp => Some(Scope::Thread),
-            Scope::Block => Some(Scope::Warp),
-            Scope::Device => Some(Scope::Block),
-            Scope::System => Some(Scope::Device),
-        }
-    }
+/// The next narrower scope among [`SCOPES`] (the checker's cluster scope,
+/// which C tests cannot name, is skipped), if any.
+pub fn narrower(s: Scope) -> Option<Scope> {
+    let i = SCOPES.iter().position(|&x| x == s)?;
+    i.checked_sub(1).map(|j| SCOPES[j])
 }
 
 /// A DRFrlx class of a relaxed atomic.
@@ -149,20 +93,6 @@ pub struct Access {
     pub scope: Option<Scope>,
     /// The DRFrlx class (relaxed accesses only).
     pub class: Option<Class>,
-}
-
-impl Access {
-    /// `, order[, scope][, class]` as the tail of an `_explicit` call.
-    fn tail(&self) -> String {
-        let mut s = format!(", {}", self.order.name());
-        if let Some(sc) = self.scope {
-            write!(s, ", {}", sc.name()).unwrap();
-        }
-        if let Some(c) = self.class {
-            write!(s, ", {}", c.name()).unwrap();
-        }
-        s
-    }
 }
 
 /// One statement of a thread. Atomics are `x` and `y` (index 0 and 1), the
@@ -374,239 +304,7 @@ pub struct Program {
     pub threads: Vec<Thread>,
 }
 
-/// Small values: 0 is the initial value, so stores write 1 or 2.
-fn small(u: &mut Unstructured) -> Result<i32> {
-    u.int_in_range(1..=2)
-}
-
-/// A program-wide leaning of the orders, as in the litmus families'
-/// variants (`-rlx`, `-relacq`, `-sc`): uniform choices alone rarely give
-/// every access of a cycle the same strength (store buffering with four
-/// seq_cst accesses, say), which is where models differ most.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Bias {
-    Relaxed,
-    RelAcq,
-    SeqCst,
-}
-
-impl Bias {
-    /// The order this leaning picks among `orders` (the valid ones).
-    fn pick(self, orders: &[Order]) -> Option<Order> {
-        let want: &[Order] = match self {
-            Bias::Relaxed => &[Order::Relaxed],
-            Bias::RelAcq => &[Order::AcqRel, Order::Acquire, Order::Release],
-            Bias::SeqCst => &[Order::SeqCst],
-        };
-        // RMWs and fences take acq_rel; loads acquire; stores release.
-        want.iter().copied().find(|o| orders.contains(o))
-    }
-}
-
-/// The generator's state for one thread.
-struct ThreadGen<'s> {
-    shape: &'s Shape,
-    bias: Option<Bias>,
-    gpu: bool,
-    regs: usize,
-    published: Vec<usize>,
-}
-
-impl ThreadGen<'_> {
-    fn reg(&mut self) -> usize {
-        self.regs += 1;
-        self.regs - 1
-    }
-
-    /// A register just loaded into: published (used) or not.
-    fn loaded(&mut self, u: &mut Unstructured) -> Result<usize> {
-        let r = self.reg();
-        if self.shape.mode == Mode::Drfrlx && u.arbitrary::<bool>()? {
-            self.published.push(r);
-        }
-        Ok(r)
-    }
-
-    fn access(&self, u: &mut Unstructured, orders: &[Order]) -> Result<Access> {
-        match self.shape.mode {
-            Mode::Drfrlx => Ok(if u.ratio(1, 3)? {
-                Access {
-                    order: Order::SeqCst,
-                    scope: None,
-                    class: None,
-                }
-            } else {
-                Access {
-                    order: Order::Relaxed,
-                    scope: None,
-                    class: Some(*u.choose(THEOREM_CLASSES)?),
-                }
-            }),
-            Mode::General => {
-                let leaning = match self.bias {
-                    Some(b) if u.ratio(3, 4)? => b.pick(orders),
-                    _ => None,
-                };
-                let order = match leaning {
-                    Some(o) => o,
-                    None => *u.choose(orders)?,
-                };
-                let scope = self.scope(u)?;
-                let class = if order == Order::Relaxed && u.ratio(1, 4)? {
-                    Some(*u.choose(ALL_CLASSES)?)
-                } else {
-                    None
-                };
-                Ok(Access { order, scope, class })
-            }
-        }
-    }
-
-    fn scope(&self, u: &mut Unstructured) -> Result<Option<Scope>> {
-        Ok(if self.gpu && u.ratio(3, 4)? {
-            Some(*u.choose(SCOPES)?)
-        } else {
-            None
-        })
-    }
-
-    /// One statement; `top` allows a branch (when a register exists to test).
-    fn step(&mut self, u: &mut Unstructured, left: &mut usize, top: bool) -> Result<Step> {
-        if top && self.shape.branches && self.regs > 0 && u.ratio(1, 6)? {
-            let reg = u.int_in_range(0..=self.regs - 1)?;
-            let value = u.int_in_range(0..=2)?;
-            let n = u.int_in_range(1..=(*left).min(2))?;
-            let mut then = Vec::new();
-            for _ in 0..n {
-                then.push(self.step(u, left, false)?);
-            }
-            return Ok(Step::If { reg, value, then });
-        }
-        *left -= 1;
-        if top && self.shape.waits && u.ratio(1, 12)? {
-            return Ok(Step::Await {
-                loc: u.int_in_range(0..=1)?,
-                value: small(u)?,
-                access: self.access(u, LOAD_ORDERS)?,
-            });
-        }
-        if self.shape.plain_one_in > 0 && u.ratio(1, self.shape.plain_one_in)? {
-            return Ok(if u.arbitrary::<bool>()? {
-                Step::PlainLoad { reg: self.reg() }
-            } else {
-                Step::PlainStore { value: small(u)? }
-            });
-        }
-        let loc = u.int_in_range(0..=1)?;
-        self.access_step(u, loc, self.shape.fences_and_cas)
-    }
-
-    /// An atomic access to `loc` (or, with `extra`, possibly a
-    /// compare-exchange or a fence).
-    fn access_step(&mut self, u: &mut Unstructured, loc: usize, extra: bool) -> Result<Step> {
-        let kinds = if extra { 7 } else { 5 };
-        Ok(match u.int_in_range(0..=kinds - 1)? {
-            0 | 1 => Step::Load {
-                loc,
-                access: self.access(u, LOAD_ORDERS)?,
-                reg: self.loaded(u)?,
-            },
-            2 | 3 => Step::Store {
-                loc,
-                value: small(u)?,
-                access: self.access(u, STORE_ORDERS)?,
-            },
-            4 if u.arbitrary::<bool>()? => Step::FetchAdd {
-                loc,
-                value: small(u)?,
-                access: self.access(u, RMW_ORDERS)?,
-                reg: self.loaded(u)?,
-            },
-            4 => Step::Exchange {
-                loc,
-                value: small(u)?,
-                access: self.access(u, RMW_ORDERS)?,
-                reg: self.loaded(u)?,
-            },
-            5 => Step::Cas {
-                loc,
-                expected: u.int_in_range(0..=2)?,
-                desired: small(u)?,
-                access: self.access(u, RMW_ORDERS)?,
-                failure: *u.choose(CAS_FAILURE_ORDERS)?,
-                reg: self.reg(),
-                ok: self.reg(),
-            },
-            _ => Step::Fence {
-                order: match self.bias.and_then(|b| b.pick(FENCE_ORDERS)) {
-                    Some(o) if u.ratio(3, 4)? => o,
-                    _ => *u.choose(FENCE_ORDERS)?,
-                },
-                scope: self.scope(u)?,
-            },
-        })
-    }
-}
-
 impl Program {
-    /// Generates a program of `shape` from the fuzzer's bytes. Running out of
-    /// bytes gives a smaller program, never an error.
-    pub fn generate(u: &mut Unstructured, shape: &Shape) -> Result<Program> {
-        let n = u.int_in_range(2..=shape.max_threads.max(2))?;
-        let gpu = shape.gpu && u.arbitrary::<bool>()?;
-        let bias = *u.choose(&[None, Some(Bias::Relaxed), Some(Bias::RelAcq), Some(Bias::SeqCst)])?;
-        let max_steps = if n == 2 { shape.max_steps_2 } else { shape.max_steps_3 };
-        let mut threads = Vec::new();
-        let cyclic = u.arbitrary::<bool>()?;
-        for i in 0..n {
-            let place = if gpu {
-                Some((u.int_in_range(0..=1)?, u.int_in_range(0..=1)?))
-            } else {
-                None
-            };
-            let mut g = ThreadGen {
-                shape,
-                bias,
-                gpu,
-                regs: 0,
-                published: Vec::new(),
-            };
-            let mut left = u.int_in_range(1..=max_steps.max(1))?;
-            let mut steps = Vec::new();
-            if cyclic && max_steps >= 2 {
-                // Thread t goes from location t % 2 to the other one, as in
-                // SB, MP, LB, 2+2W, S, R, WRC, IRIW: the critical cycles of
-                // the classic litmus tests, where models differ.
-                left = max_steps;
-                let first = i % 2;
-                steps.push(g.access_step(u, first, false)?);
-                if shape.fences_and_cas && max_steps >= 3 && u.ratio(1, 3)? {
-                    let order = match bias.and_then(|b| b.pick(FENCE_ORDERS)) {
-                        Some(o) => o,
-                        None => *u.choose(FENCE_ORDERS)?,
-                    };
-                    steps.push(Step::Fence {
-                        order,
-                        scope: g.scope(u)?,
-                    });
-                    left -= 1;
-                }
-                steps.push(g.access_step(u, 1 - first, false)?);
-                left -= 2;
-            }
-            while left > 0 {
-                steps.push(g.step(u, &mut left, true)?);
-            }
-            threads.push(Thread {
-                place,
-                steps,
-                regs: g.regs,
-                published: g.published,
-            });
-        }
-        Ok(Program { threads })
-    }
-
     /// Whether the program publishes registers to `out<T>` locations.
     fn publishes(&self) -> bool {
         self.threads.iter().any(|t| !t.published.is_empty())
@@ -670,161 +368,10 @@ impl Program {
             if k != i {
                 return s;
             }
-            let n = s.unwrap_or(Scope::System).narrower();
+            let n = narrower(s.unwrap_or(Scope::System));
             changed = n.is_some();
             n.or(s)
         });
         changed.then_some(p)
-    }
-
-    /// The litmus test, named `name`.
-    pub fn litmus(&self, name: &str) -> String {
-        let mut s = format!("C {name}\n\n{{ [x] = 0; [y] = 0; [d] = 0;");
-        let publishes = self.publishes();
-        if publishes {
-            for t in 0..self.threads.len() {
-                write!(s, " [out{t}] = 0;").unwrap();
-            }
-        }
-        s.push_str(" }\n\n");
-        for (i, t) in self.threads.iter().enumerate() {
-            write!(s, "P{i}").unwrap();
-            if let Some((b, w)) = t.place {
-                write!(s, "@block {b}, warp {w}, device 0").unwrap();
-            }
-            s.push_str(" (atomic_int* x, atomic_int* y, int* d");
-            if publishes {
-                write!(s, ", atomic_int* out{i}").unwrap();
-            }
-            s.push_str(") {\n");
-            for r in 0..t.regs {
-                writeln!(s, "  int r{r} = -1;").unwrap();
-            }
-            print_steps(&mut s, &t.steps, 1);
-            if !t.published.is_empty() {
-                let folded: Vec<String> = t.published.iter().map(|r| format!("r{r}")).collect();
-                // Values are -1..=4 here; base 8 keeps most combinations apart.
-                let mut expr = folded[0].clone();
-                for r in &folded[1..] {
-                    expr = format!("({expr}) * 8 + {r}");
-                }
-                writeln!(s, "  atomic_store_explicit(out{i}, {expr}, memory_order_seq_cst);").unwrap();
-            }
-            s.push_str("}\n\n");
-        }
-        if !publishes {
-            // Observe every register and location (DRFrlx observes memory only).
-            s.push_str("locations [");
-            for (i, t) in self.threads.iter().enumerate() {
-                for r in 0..t.regs {
-                    write!(s, "{i}:r{r}; ").unwrap();
-                }
-            }
-            s.push_str("x; y; d;]\n");
-        }
-        s
-    }
-}
-
-const LOCS: [&str; 2] = ["x", "y"];
-
-fn print_steps(s: &mut String, steps: &[Step], depth: usize) {
-    let pad = "  ".repeat(depth);
-    for st in steps {
-        match st {
-            Step::Load { loc, reg, access } => {
-                writeln!(
-                    s,
-                    "{pad}r{reg} = atomic_load_explicit({}{});",
-                    LOCS[*loc],
-                    access.tail()
-                )
-            }
-            Step::Store { loc, value, access } => {
-                writeln!(
-                    s,
-                    "{pad}atomic_store_explicit({}, {value}{});",
-                    LOCS[*loc],
-                    access.tail()
-                )
-            }
-            Step::FetchAdd {
-                loc,
-                value,
-                reg,
-                access,
-            } => writeln!(
-                s,
-                "{pad}r{reg} = atomic_fetch_add_explicit({}, {value}{});",
-                LOCS[*loc],
-                access.tail()
-            ),
-            Step::Exchange {
-                loc,
-                value,
-                reg,
-                access,
-            } => writeln!(
-                s,
-                "{pad}r{reg} = atomic_exchange_explicit({}, {value}{});",
-                LOCS[*loc],
-                access.tail()
-            ),
-            Step::Cas {
-                loc,
-                expected,
-                desired,
-                reg,
-                ok,
-                access,
-                failure,
-            } => {
-                // The failure order goes between the success order and the scope.
-                let mut tail = format!(", {}, {}", access.order.name(), failure.name());
-                if let Some(sc) = access.scope {
-                    write!(tail, ", {}", sc.name()).unwrap();
-                }
-                if let Some(c) = access.class {
-                    write!(tail, ", {}", c.name()).unwrap();
-                }
-                writeln!(s, "{pad}r{reg} = {expected};").unwrap();
-                writeln!(
-                    s,
-                    "{pad}r{ok} = atomic_compare_exchange_strong_explicit({}, &r{reg}, {desired}{tail});",
-                    LOCS[*loc]
-                )
-            }
-            Step::Fence { order, scope } => match scope {
-                Some(sc) => writeln!(s, "{pad}atomic_thread_fence({}, {});", order.name(), sc.name()),
-                None => writeln!(s, "{pad}atomic_thread_fence({});", order.name()),
-            },
-            Step::Await { loc, value, access } => writeln!(
-                s,
-                "{pad}while (atomic_load_explicit({}{}) != {value}) {{ }}",
-                LOCS[*loc],
-                access.tail()
-            ),
-            Step::PlainLoad { reg } => writeln!(s, "{pad}r{reg} = *d;"),
-            Step::PlainStore { value } => writeln!(s, "{pad}*d = {value};"),
-            Step::If { reg, value, then } => {
-                writeln!(s, "{pad}if (r{reg} == {value}) {{").unwrap();
-                print_steps(s, then, depth + 1);
-                writeln!(s, "{pad}}}")
-            }
-        }
-        .unwrap();
-    }
-}
-
-impl fmt::Display for Program {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.litmus("fuzz"))
-    }
-}
-
-impl<'a> Arbitrary<'a> for Program {
-    /// A program of the [`Shape::models`] shape.
-    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Program> {
-        Program::generate(u, &Shape::models())
     }
 }

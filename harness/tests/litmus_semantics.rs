@@ -188,6 +188,6 @@ fn runtime_errors_of_the_program_are_failures_with_the_line() {
         .split_once(" (at ")
         .expect("a panic names where it was raised");
     assert_eq!(what, "thread 1 panicked: t.litmus:5:11: division by zero");
-    assert!(at.starts_with("harness/src/litmus/interp.rs:"), "{}", f.message());
+    assert!(at.starts_with("harness/src/litmus/interp/eval.rs:"), "{}", f.message());
     assert_eq!(r.verdict(), None);
 }

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! (A sketch: it needs a model around it. Complete programs that run
-//! are in `harness/tests/atomic_ref.rs`.)
+//! are in `harness/tests/atomic_ref/`.)
 //!
 //! Every operation comes in three forms: `op(..)` with the defaults,
 //! `op_with(.., order)` with another order, and `op_scoped(.., order, scope)`

@@ -18,20 +18,34 @@ names!(step_name, STEP_KINDS, Step {
     Step::Await { .. } => "await",
     Step::If { .. } => "if",
 });
-names!(gen_order_name, GEN_ORDERS, Order {
-    Order::Relaxed => "relaxed",
-    Order::Acquire => "acquire",
-    Order::Release => "release",
-    Order::AcqRel => "acq_rel",
-    Order::SeqCst => "seq_cst",
-});
-names!(gen_scope_name, GEN_SCOPES, GenScope {
-    GenScope::Thread => "thread",
-    GenScope::Warp => "warp",
-    GenScope::Block => "block",
-    GenScope::Device => "device",
-    GenScope::System => "system",
-});
+/// The feature name of an `Order` (the generator never draws
+/// `NonAtomic`, which [`GEN_ORDERS`] leaves out).
+pub fn gen_order_name(x: &Order) -> &'static str {
+    match x {
+        Order::Relaxed => "relaxed",
+        Order::Acquire => "acquire",
+        Order::Release => "release",
+        Order::AcqRel => "acq_rel",
+        Order::SeqCst => "seq_cst",
+        Order::NonAtomic => "non_atomic",
+    }
+}
+/// Every name [`gen_order_name`] returns for an order the generator draws.
+pub const GEN_ORDERS: &[&str] = &["relaxed", "acquire", "release", "acq_rel", "seq_cst"];
+/// The feature name of a `Scope` (the generator never draws `Cluster`,
+/// which [`GEN_SCOPES`] leaves out).
+pub fn gen_scope_name(x: &GenScope) -> &'static str {
+    match x {
+        GenScope::Thread => "thread",
+        GenScope::Warp => "warp",
+        GenScope::Block => "block",
+        GenScope::Device => "device",
+        GenScope::System => "system",
+        GenScope::Cluster => "cluster",
+    }
+}
+/// Every name [`gen_scope_name`] returns for a scope the generator draws.
+pub const GEN_SCOPES: &[&str] = &["thread", "warp", "block", "device", "system"];
 names!(gen_class_name, GEN_CLASSES, Class {
     Class::Unpaired => "unpaired",
     Class::Commutative => "commutative",

@@ -29,21 +29,36 @@ names!(stmt_name, STMTS, StmtKind {
     StmtKind::Block(_) => "block",
 });
 names!(flag_name, FLAGS, MemFlag { MemFlag::Local => "CLK_LOCAL_MEM_FENCE", MemFlag::Global => "CLK_GLOBAL_MEM_FENCE" });
-names!(order_name, ORDERS, MemOrder {
-    MemOrder::Relaxed => "relaxed",
-    MemOrder::Consume => "consume",
-    MemOrder::Acquire => "acquire",
-    MemOrder::Release => "release",
-    MemOrder::AcqRel => "acq_rel",
-    MemOrder::SeqCst => "seq_cst",
-});
-names!(scope_name, SCOPE_NAMES, Scope {
-    Scope::Thread => "thread",
-    Scope::Warp => "warp",
-    Scope::Block => "block",
-    Scope::Device => "device",
-    Scope::System => "system",
-});
+/// The feature name of an order as the test wrote it: `consume` is an
+/// acquire order written `memory_order_consume` (the AST's `consume` fact).
+pub fn order_name(x: &Order, consume: bool) -> &'static str {
+    match x {
+        Order::Acquire if consume => "consume",
+        Order::Relaxed => "relaxed",
+        Order::Acquire => "acquire",
+        Order::Release => "release",
+        Order::AcqRel => "acq_rel",
+        Order::SeqCst => "seq_cst",
+        // The parser never gives a call or fence this order.
+        Order::NonAtomic => "non_atomic",
+    }
+}
+/// Every name [`order_name`] returns for an order the parser reads.
+pub const ORDERS: &[&str] = &["relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"];
+/// The feature name of a `Scope`.
+pub fn scope_name(x: &Scope) -> &'static str {
+    match x {
+        Scope::Thread => "thread",
+        Scope::Warp => "warp",
+        Scope::Block => "block",
+        Scope::Device => "device",
+        Scope::System => "system",
+        // The parser never reads one (C and OpenCL tests cannot name it).
+        Scope::Cluster => "cluster",
+    }
+}
+/// Every name [`scope_name`] returns for a scope the parser reads.
+pub const SCOPE_NAMES: &[&str] = &["thread", "warp", "block", "device", "system"];
 names!(class_name, CLASSES, RlxClass {
     RlxClass::Unpaired => "unpaired",
     RlxClass::Commutative => "commutative",
@@ -115,26 +130,29 @@ names!(state_var_name, STATE_VARS, StateVar { StateVar::Reg { .. } => "reg", Sta
 names!(value_name, VALUES, Value { Value::Int(_) => "int", Value::Addr { .. } => "address" });
 
 /// The orders the parser accepts on a load (C forbids release and acq_rel).
-fn load_accepts(o: MemOrder) -> bool {
-    !matches!(o, MemOrder::Release | MemOrder::AcqRel)
+fn load_accepts(o: Order) -> bool {
+    !matches!(o, Order::Release | Order::AcqRel)
 }
 
-/// The orders the parser accepts on a store (C forbids acquire, consume and acq_rel).
-fn store_accepts(o: MemOrder) -> bool {
-    !matches!(o, MemOrder::Acquire | MemOrder::Consume | MemOrder::AcqRel)
+/// The orders the parser accepts on a store (C forbids acquire, consume and
+/// acq_rel; consume is read as acquire).
+fn store_accepts(o: Order) -> bool {
+    !matches!(o, Order::Acquire | Order::AcqRel)
 }
 
-const ALL_ORDERS: [MemOrder; 6] = [
-    MemOrder::Relaxed,
-    MemOrder::Consume,
-    MemOrder::Acquire,
-    MemOrder::Release,
-    MemOrder::AcqRel,
-    MemOrder::SeqCst,
+/// Every order as a test may write it: the order, and whether it is spelled
+/// `memory_order_consume`.
+const ALL_ORDERS: [(Order, bool); 6] = [
+    (Order::Relaxed, false),
+    (Order::Acquire, true),
+    (Order::Acquire, false),
+    (Order::Release, false),
+    (Order::AcqRel, false),
+    (Order::SeqCst, false),
 ];
 
 /// Every spelling of a scope the parser reads (`scope_of` in
-/// `harness/src/litmus/parser.rs`: OpenCL's, CUDA's `thread_scope_*`,
+/// `harness/src/litmus/parser/words.rs`: OpenCL's, CUDA's `thread_scope_*`,
 /// scopecheck's `memory_scope_*` and the bare level names).
 pub const SCOPE_SPELLINGS: &[&str] = &[
     "memory_scope_work_item",
@@ -242,8 +260,8 @@ pub fn litmus_expected() -> Features {
             add(format!("{group}:{n}"));
         }
     }
-    for o in ALL_ORDERS {
-        let n = order_name(&o);
+    for (o, consume) in ALL_ORDERS {
+        let n = order_name(&o, consume);
         add(format!("fence:{n}"));
         add(format!("rmw:{n}"));
         add(format!("cas-failure:{n}"));
@@ -445,8 +463,13 @@ impl LitmusWalk {
                     self.expr(cond);
                     self.stmts(body);
                 }
-                StmtKind::Fence { flags, order, scope } => {
-                    self.add(format!("fence:{}", order_name(order)));
+                StmtKind::Fence {
+                    flags,
+                    order,
+                    consume,
+                    scope,
+                } => {
+                    self.add(format!("fence:{}", order_name(order, *consume)));
                     if !flags.is_empty() {
                         self.add("fence:flags".into());
                     }
@@ -511,9 +534,9 @@ impl LitmusWalk {
             AtomicOp::Store => "store",
             _ => "rmw",
         };
-        self.add(format!("{kind}:{}", order_name(&c.order)));
+        self.add(format!("{kind}:{}", order_name(&c.order, c.consume)));
         if let Some(f) = &c.failure {
-            self.add(format!("cas-failure:{}", order_name(f)));
+            self.add(format!("cas-failure:{}", order_name(f, c.failure_consume)));
         }
         if let Some(sc) = &c.scope {
             self.add("call:scope".into());

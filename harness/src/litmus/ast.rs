@@ -218,8 +218,11 @@ pub enum StmtKind {
     Fence {
         /// `CLK_*_MEM_FENCE` flags (empty for `atomic_thread_fence`).
         flags: Vec<MemFlag>,
-        /// The order.
-        order: MemOrder,
+        /// The order (never [`Order::NonAtomic`]).
+        order: Order,
+        /// Whether the order was written `memory_order_consume` (read as
+        /// acquire).
+        consume: bool,
         /// The scope, if given.
         scope: Option<Scope>,
     },
@@ -245,37 +248,17 @@ pub enum MemFlag {
     Global,
 }
 
-/// C11 memory orders.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MemOrder {
-    /// `memory_order_relaxed`.
-    Relaxed,
-    /// `memory_order_consume` (treated as acquire, as compilers do).
-    Consume,
-    /// `memory_order_acquire`.
-    Acquire,
-    /// `memory_order_release`.
-    Release,
-    /// `memory_order_acq_rel`.
-    AcqRel,
-    /// `memory_order_seq_cst`.
-    SeqCst,
-}
+/// A memory order: the checker's own type. The parser reads each C order
+/// as it: `memory_order_consume` is read as acquire, as compilers do, and
+/// the node that holds the order records that spelling apart (its
+/// `consume` field), for messages and for the fuzzer's coverage.
+pub use scopecheck_checker::event::Order;
 
-/// Memory scopes under every name the dialects use.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scope {
-    /// `memory_scope_work_item`, `thread`.
-    Thread,
-    /// `memory_scope_sub_group`, `warp`.
-    Warp,
-    /// `memory_scope_work_group`, `block`.
-    Block,
-    /// `memory_scope_device`, `device`.
-    Device,
-    /// `memory_scope_all_svm_devices`, `memory_scope_all_devices`, `system`.
-    System,
-}
+/// A memory scope: the checker's own type. The parser reads every name the
+/// dialects use (`memory_scope_work_item`, `thread_scope_block`, `device`,
+/// ...) as one of its levels; it never writes [`Scope::Cluster`], which no
+/// C or OpenCL test can name.
+pub use scopecheck_checker::scope::Scope;
 
 /// DRFrlx classes of relaxed atomics (seed 004, section 3): the checker's
 /// own type, written `rlx_unpaired`, `rlx_commutative`, `rlx_non_ordering`,
@@ -409,10 +392,16 @@ pub struct AtomicCall {
     pub args: Vec<Expr>,
     /// The order (`seq_cst` for the non-`_explicit` forms); for
     /// compare-exchange, the success order.
-    pub order: MemOrder,
+    pub order: Order,
+    /// Whether [`AtomicCall::order`] was written `memory_order_consume`
+    /// (read as acquire).
+    pub consume: bool,
     /// Compare-exchange's failure order (`Some` for every compare-exchange,
     /// `seq_cst` for the non-`_explicit` forms; `None` elsewhere).
-    pub failure: Option<MemOrder>,
+    pub failure: Option<Order>,
+    /// Whether the failure order was written `memory_order_consume` (read
+    /// as acquire).
+    pub failure_consume: bool,
     /// The scope argument, if any.
     pub scope: Option<Scope>,
     /// The DRFrlx class after a relaxed order, if any.

@@ -635,8 +635,10 @@ impl Decode<'_> {
             op,
             addr,
             args,
-            order: MemOrder::Relaxed,
+            order: Order::Relaxed,
+            consume: false,
             failure: None,
+            failure_consume: false,
             scope: None,
             class: None,
         }
@@ -654,7 +656,8 @@ impl Decode<'_> {
     pub fn fence(&self) -> Stmt {
         self.stmt(StmtKind::Fence {
             flags: Vec::new(),
-            order: MemOrder::SeqCst,
+            order: Order::SeqCst,
+            consume: false,
             scope: None,
         })
     }

@@ -20,9 +20,7 @@
 //! - registers never assigned read as 0.
 
 use super::ast::*;
-use scopecheck_checker::event::{
-    EventId, Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, Scope as EngineScope, SourceLoc, ValueType,
-};
+use scopecheck_checker::event::{EventId, Loc, LocKind, Op, OpResult, Order, Placement, RmwOp, SourceLoc, ValueType};
 use scopecheck_instrument::{drfrlx, rt, thread};
 use std::collections::{BTreeMap, HashMap};
 
@@ -237,7 +235,7 @@ pub struct Program<'a> {
     pub observed: &'a [StateVar],
     /// The scope of atomics and fences written without one: system for C
     /// tests, device for OpenCL tests (OpenCL's default).
-    pub default_scope: EngineScope,
+    pub default_scope: Scope,
     /// The order of the reads of the final state (after every thread is
     /// joined, so any order reads the last value): relaxed for model runs;
     /// seq_cst for DRFrlx runs, where a relaxed read would be an
@@ -256,17 +254,6 @@ pub struct Program<'a> {
     /// Work-group barriers and local memory on the engine's models
     /// (`workgroups.rs`); `None` for a test without either, or under `opencl`.
     pub groups: Option<&'a super::workgroups::WorkGroups>,
-}
-
-/// The engine's scope for a litmus scope.
-pub fn engine_scope(s: Scope) -> EngineScope {
-    match s {
-        Scope::Thread => EngineScope::Thread,
-        Scope::Warp => EngineScope::Warp,
-        Scope::Block => EngineScope::Block,
-        Scope::Device => EngineScope::Device,
-        Scope::System => EngineScope::System,
-    }
 }
 
 /// Where thread `t` of the test runs: a host thread without a placement; a
@@ -348,7 +335,7 @@ impl Program<'_> {
                                 locs[*base as usize][*elem as usize],
                                 Order::Relaxed,
                                 v,
-                                EngineScope::System,
+                                Scope::System,
                                 here,
                             );
                         }
@@ -385,7 +372,7 @@ impl Program<'_> {
                     match locs[base as usize].get(*index as usize) {
                         Some(&loc) => match graph.as_ref().filter(|_| from_graph) {
                             Some(g) => decode(g.write_value(loc, g.mo_max(loc))),
-                            None => decode(load(loc, self.final_order, EngineScope::System, here)),
+                            None => decode(load(loc, self.final_order, Scope::System, here)),
                         },
                         None => Val::Int(0),
                     }
@@ -448,7 +435,7 @@ fn alloc(init: u64, kind: LocKind, local: bool, here: SourceLoc) -> Loc {
     }
 }
 
-fn load(loc: Loc, order: Order, scope: EngineScope, src: SourceLoc) -> u64 {
+fn load(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> u64 {
     load_classed(loc, order, scope, None, src).0
 }
 
@@ -457,7 +444,7 @@ fn load(loc: Loc, order: Order, scope: EngineScope, src: SourceLoc) -> u64 {
 fn load_classed(
     loc: Loc,
     order: Order,
-    scope: EngineScope,
+    scope: Scope,
     class: Option<drfrlx::Class>,
     src: SourceLoc,
 ) -> (u64, Option<EventId>) {
@@ -476,12 +463,12 @@ fn load_classed(
     }
 }
 
-fn store(loc: Loc, order: Order, value: u64, scope: EngineScope, src: SourceLoc) {
+fn store(loc: Loc, order: Order, value: u64, scope: Scope, src: SourceLoc) {
     store_classed(loc, order, value, scope, None, src)
 }
 
 /// A store whose event takes the DRFrlx class `class`.
-fn store_classed(loc: Loc, order: Order, value: u64, scope: EngineScope, class: Option<drfrlx::Class>, src: SourceLoc) {
+fn store_classed(loc: Loc, order: Order, value: u64, scope: Scope, class: Option<drfrlx::Class>, src: SourceLoc) {
     rt::op_at(
         Op::Store {
             loc,
@@ -492,17 +479,6 @@ fn store_classed(loc: Loc, order: Order, value: u64, scope: EngineScope, class: 
         },
         src,
     );
-}
-
-/// Maps a C order onto the engine's.
-pub fn order(o: MemOrder) -> Order {
-    match o {
-        MemOrder::Relaxed => Order::Relaxed,
-        MemOrder::Consume | MemOrder::Acquire => Order::Acquire,
-        MemOrder::Release => Order::Release,
-        MemOrder::AcqRel => Order::AcqRel,
-        MemOrder::SeqCst => Order::SeqCst,
-    }
 }
 
 /// One thread's run: its registers and access to the shared layout.
@@ -583,7 +559,7 @@ impl ThreadRun<'_, '_> {
             StmtKind::Store { addr, value } => {
                 let loc = self.loc_of(addr);
                 let v = self.expr(value);
-                store(loc, Order::NonAtomic, encode(v), EngineScope::Thread, self.src(s.pos));
+                store(loc, Order::NonAtomic, encode(v), Scope::Thread, self.src(s.pos));
             }
             // A call whose value nothing takes (`atomic_fetch_add(x, 1);`)
             // does not observe what it read.
@@ -641,15 +617,9 @@ impl ThreadRun<'_, '_> {
             StmtKind::Fence { order: o, scope, .. } => {
                 // A relaxed fence does nothing in C11 (and the engine, like
                 // std, has no relaxed fence).
-                if *o != MemOrder::Relaxed {
-                    let scope = scope.map(engine_scope).unwrap_or(self.prog.default_scope);
-                    rt::op_at(
-                        Op::Fence {
-                            order: order(*o),
-                            scope,
-                        },
-                        self.src(s.pos),
-                    );
+                if *o != Order::Relaxed {
+                    let scope = scope.unwrap_or(self.prog.default_scope);
+                    rt::op_at(Op::Fence { order: *o, scope }, self.src(s.pos));
                 }
             }
             StmtKind::Barrier { .. } if self.prog.opencl => {
@@ -660,7 +630,7 @@ impl ThreadRun<'_, '_> {
                     rt::op_at(
                         Op::Fence {
                             order: Order::Relaxed,
-                            scope: EngineScope::Block,
+                            scope: Scope::Block,
                         },
                         self.src(s.pos),
                     );
@@ -682,317 +652,7 @@ impl ThreadRun<'_, '_> {
             StmtKind::Block(b) => self.block(b),
         }
     }
-
-    fn truth(&mut self, e: &Expr) -> bool {
-        match self.expr(e) {
-            Val::Int(i) => i != 0,
-            Val::Addr { .. } => true,
-        }
-    }
-
-    fn int(&mut self, e: &Expr) -> i64 {
-        match self.expr(e) {
-            Val::Int(i) => i,
-            Val::Addr { base, offset } => {
-                let name = self.prog.layout.describe(base, offset);
-                test_error!(self, e.pos, "expected an integer, found the address of `{name}`")
-            }
-        }
-    }
-
-    /// The engine location an address expression points to.
-    fn loc_of(&mut self, e: &Expr) -> Loc {
-        let v = self.expr(e);
-        self.loc_at(v, e.pos)
-    }
-
-    /// The engine location an address value points to (`pos` for errors).
-    fn loc_at(&mut self, v: Val, pos: Pos) -> Loc {
-        match v {
-            Val::Addr { base, offset } => {
-                let elems = &self.locs[base as usize];
-                if offset < 0 || offset as usize >= elems.len() {
-                    let (name, n) = &self.prog.layout.names[base as usize];
-                    test_error!(
-                        self,
-                        pos,
-                        "`{name}` has {n} element(s); element {offset} is out of bounds"
-                    )
-                }
-                elems[offset as usize]
-            }
-            Val::Int(i) => test_error!(self, pos, "dereferences the integer {i}, not an address"),
-        }
-    }
-
-    fn expr(&mut self, e: &Expr) -> Val {
-        match &e.kind {
-            ExprKind::Int(i) => Val::Int(*i),
-            ExprKind::Var(n) => {
-                self.use_reg(n);
-                match self.regs.get(n) {
-                    Some(v) => *v,
-                    None => self.prog.layout.addr(n).unwrap_or(Val::Int(0)),
-                }
-            }
-            ExprKind::Deref(a) => {
-                let loc = self.loc_of(a);
-                decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
-            }
-            ExprKind::Index(a, i) => {
-                let (base, index) = (self.expr(a), self.expr(i));
-                let at = self.binary(BinOp::Add, base, index, e.pos);
-                let loc = self.loc_at(at, e.pos);
-                decode(load(loc, Order::NonAtomic, EngineScope::Thread, self.src(e.pos)))
-            }
-            ExprKind::AddrOf(n) => match self.prog.layout.addr(n) {
-                Some(a) => a,
-                None => test_error!(self, e.pos, "`&{n}` names no location (registers have no address)"),
-            },
-            ExprKind::Unary(op, a) => {
-                let v = self.int(a);
-                Val::Int(match op {
-                    UnOp::Neg => v.wrapping_neg(),
-                    UnOp::Not => (v == 0) as i64,
-                    UnOp::BitNot => !v,
-                })
-            }
-            // A chain is of one precedence, so `&&` and `||` come alone in
-            // theirs: they evaluate operands left to right up to the first
-            // that decides (C's short circuit).
-            ExprKind::Binary(first, rest) if matches!(rest.first(), Some((BinOp::And, _))) => {
-                Val::Int((self.truth(first) && rest.iter().all(|(_, b)| self.truth(b))) as i64)
-            }
-            ExprKind::Binary(first, rest) if matches!(rest.first(), Some((BinOp::Or, _))) => {
-                Val::Int((self.truth(first) || rest.iter().any(|(_, b)| self.truth(b))) as i64)
-            }
-            ExprKind::Binary(first, rest) => {
-                let mut x = self.expr(first);
-                for (op, b) in rest {
-                    let y = self.expr(b);
-                    x = self.binary(*op, x, y, e.pos);
-                }
-                x
-            }
-            // An atomic's value used inside an expression is observed.
-            ExprKind::Atomic(call) => {
-                let (v, read) = self.atomic(call, e.pos);
-                if let Some(read) = read {
-                    rt::observe(read);
-                }
-                v
-            }
-        }
-    }
-
-    /// The thread uses register `name`: the first use of an atomic read's
-    /// value observes that read (DRFrlx).
-    fn use_reg(&mut self, name: &str) {
-        if let Some(read) = self.unused_reads.remove(name) {
-            rt::observe(read);
-        }
-    }
-
-    /// Evaluates `value` for an assignment to register `name`: an atomic
-    /// call's read is remembered as not yet used (its first use observes it).
-    fn assigned(&mut self, name: &str, value: &Expr) -> Val {
-        self.unused_reads.remove(name);
-        match &value.kind {
-            ExprKind::Atomic(call) => {
-                let (v, read) = self.atomic(call, value.pos);
-                if let Some(read) = read {
-                    self.unused_reads.insert(name.to_string(), read);
-                }
-                v
-            }
-            _ => self.expr(value),
-        }
-    }
-
-    fn binary(&mut self, op: BinOp, x: Val, y: Val, pos: Pos) -> Val {
-        match (op, x, y) {
-            (BinOp::Add, Val::Addr { base, offset }, Val::Int(i))
-            | (BinOp::Add, Val::Int(i), Val::Addr { base, offset }) => Val::Addr {
-                base,
-                offset: offset.wrapping_add(i),
-            },
-            (BinOp::Sub, Val::Addr { base, offset }, Val::Int(i)) => Val::Addr {
-                base,
-                offset: offset.wrapping_sub(i),
-            },
-            (BinOp::Eq, a, b) => Val::Int((a == b) as i64),
-            (BinOp::Ne, a, b) => Val::Int((a != b) as i64),
-            (op, Val::Int(a), Val::Int(b)) => Val::Int(match op {
-                BinOp::Add => a.wrapping_add(b),
-                BinOp::Sub => a.wrapping_sub(b),
-                BinOp::Mul => a.wrapping_mul(b),
-                BinOp::Div | BinOp::Rem if b == 0 => test_error!(self, pos, "division by zero"),
-                BinOp::Div => a.wrapping_div(b),
-                BinOp::Rem => a.wrapping_rem(b),
-                BinOp::BitAnd => a & b,
-                BinOp::BitOr => a | b,
-                BinOp::BitXor => a ^ b,
-                BinOp::Shl => a.wrapping_shl(b as u32),
-                BinOp::Shr => a.wrapping_shr(b as u32),
-                BinOp::Lt => (a < b) as i64,
-                BinOp::Le => (a <= b) as i64,
-                BinOp::Gt => (a > b) as i64,
-                BinOp::Ge => (a >= b) as i64,
-                BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => unreachable!("handled above"),
-            }),
-            (op, _, _) => test_error!(self, pos, "`{op:?}` is not defined on addresses"),
-        }
-    }
-
-    /// Runs an atomic call: its value, and the read whose value it is (for
-    /// loads and RMWs; the caller decides whether that value is used).
-    fn atomic(&mut self, c: &AtomicCall, pos: Pos) -> (Val, Option<EventId>) {
-        let src = self.src(pos);
-        let loc = self.loc_of(&c.addr);
-        let scope = c.scope.map(engine_scope).unwrap_or(self.prog.default_scope);
-        // Operands first: evaluating them may access memory, and the class
-        // announced below belongs to this call's own event.
-        let operand = match c.op {
-            AtomicOp::Load | AtomicOp::CasStrong | AtomicOp::CasWeak => None,
-            _ => Some(encode(self.expr(&c.args[0]))),
-        };
-        // DRFrlx: a relaxed call's class (the test's, or the one class
-        // inference tries at this line), the order it runs with (unpaired
-        // calls are strengthened in a weak-model run of `scopecheck
-        // drfrlx`), and whether a quantum-equivalent run picks its values.
-        let (class, o) = if c.order == MemOrder::Relaxed {
-            let class = drfrlx::class_at(src, c.class);
-            (class, drfrlx::relaxed_order(class))
-        } else {
-            (None, order(c.order))
-        };
-        let quantum = drfrlx::quantum_active(class);
-        // The class is a field of the operation; the answer names the read.
-        let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool, Option<EventId>) {
-            let a = rt::perform_at(
-                Op::Rmw {
-                    loc,
-                    op,
-                    ty: LITMUS_TYPE,
-                    success: o,
-                    failure,
-                    await_: None,
-                    scope,
-                    class,
-                },
-                th.src(pos),
-            );
-            match a.result {
-                OpResult::Value(v) => (v, true, a.read),
-                OpResult::Cas(v, ok) => (v, ok, a.read),
-                r => panic!("scopecheck internal error: rmw answered {r:?}"),
-            }
-        };
-        let quantum_rmw = |th: &mut Self, op: RmwOp| -> (u64, bool, Option<EventId>) {
-            let q = drfrlx::QuantumRmw::plan(loc, LITMUS_TYPE, op);
-            let (v, _, read) = rmw(th, q.swap(), o.read_part());
-            let (v, ok) = q.result(v);
-            (v, ok, read)
-        };
-        match c.op {
-            AtomicOp::Load => {
-                let chosen = if quantum {
-                    drfrlx::choose(loc, 0, LITMUS_TYPE)
-                } else {
-                    None
-                };
-                let (v, read) = load_classed(loc, o, scope, class, src);
-                (decode(chosen.unwrap_or(v)), read)
-            }
-            AtomicOp::Store => {
-                let mut v = operand.expect("a store has an operand");
-                if quantum {
-                    drfrlx::note_written(loc, v);
-                    v = drfrlx::choose(loc, 2, LITMUS_TYPE).unwrap_or(v);
-                }
-                store_classed(loc, o, v, scope, class, src);
-                (Val::Int(0), None)
-            }
-            AtomicOp::Exchange
-            | AtomicOp::FetchAdd
-            | AtomicOp::FetchSub
-            | AtomicOp::FetchAnd
-            | AtomicOp::FetchOr
-            | AtomicOp::FetchXor
-            | AtomicOp::FetchMin
-            | AtomicOp::FetchMax => {
-                let v = operand.expect("an RMW has an operand");
-                let op = match c.op {
-                    AtomicOp::Exchange => RmwOp::Swap(v),
-                    AtomicOp::FetchAdd => RmwOp::Add(v),
-                    AtomicOp::FetchSub => RmwOp::Sub(v),
-                    AtomicOp::FetchAnd => RmwOp::And(v),
-                    AtomicOp::FetchOr => RmwOp::Or(v),
-                    AtomicOp::FetchXor => RmwOp::Xor(v),
-                    AtomicOp::FetchMin => RmwOp::Min(v),
-                    _ => RmwOp::Max(v),
-                };
-                let (old, _, read) = if quantum {
-                    quantum_rmw(self, op)
-                } else {
-                    rmw(self, op, o)
-                };
-                (decode(old), read)
-            }
-            AtomicOp::CasStrong | AtomicOp::CasWeak => {
-                let exp_at = &c.args[0];
-                // The expected value: a register named by `&r`, or memory.
-                let reg = match &exp_at.kind {
-                    ExprKind::AddrOf(r) if self.prog.layout.addr(r).is_none() => Some(r.clone()),
-                    _ => None,
-                };
-                let (expected, exp_loc) = match &reg {
-                    Some(r) => {
-                        // Comparing with the register uses its value.
-                        self.use_reg(r);
-                        (self.regs.get(r).copied().unwrap_or(Val::Int(0)), None)
-                    }
-                    None => {
-                        let l = self.loc_of(exp_at);
-                        (
-                            decode(load(l, Order::NonAtomic, EngineScope::Thread, self.src(exp_at.pos))),
-                            Some(l),
-                        )
-                    }
-                };
-                let desired = self.expr(&c.args[1]);
-                // A relaxed CAS's failure order follows its (possibly
-                // strengthened) success order unless the test names a
-                // stronger one.
-                let failure = match (c.order, c.failure) {
-                    (MemOrder::Relaxed, None | Some(MemOrder::Relaxed)) => o.read_part(),
-                    (_, f) => order(f.unwrap_or(c.order)).read_part(),
-                };
-                let op = RmwOp::Cas {
-                    expected: encode(expected),
-                    new: encode(desired),
-                    weak: c.op == AtomicOp::CasWeak,
-                };
-                let (old, ok, read) = if quantum {
-                    quantum_rmw(self, op)
-                } else {
-                    rmw(self, op, failure)
-                };
-                if !ok {
-                    match (&reg, exp_loc) {
-                        (Some(r), _) => {
-                            self.regs.insert(r.clone(), decode(old));
-                            if let Some(read) = read {
-                                self.unused_reads.insert(r.clone(), read);
-                            }
-                        }
-                        (None, Some(l)) => store(l, Order::NonAtomic, old, EngineScope::Thread, self.src(exp_at.pos)),
-                        (None, None) => unreachable!("expected value came from somewhere"),
-                    }
-                }
-                // The success flag depends on the value read.
-                (Val::Int(ok as i64), read)
-            }
-        }
-    }
 }
+
+// After `test_error!`, which the evaluator uses.
+mod eval;

@@ -25,7 +25,7 @@
 //! ```
 //!
 //! ```compile_fail
-//! let _ = scopecheck::litmus::interp::engine_scope;
+//! let _ = scopecheck::litmus::interp::placement_of;
 //! ```
 
 // Public: the parse result, which callers read (the `scopecheck` command,

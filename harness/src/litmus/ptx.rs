@@ -192,12 +192,12 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
 
 /// The engine order of a strong access (the engine's porf base ignores it;
 /// it keeps reports readable).
-pub fn mem_order(o: GpuOrder) -> MemOrder {
+pub fn mem_order(o: GpuOrder) -> Order {
     match o {
-        GpuOrder::Weak | GpuOrder::Relaxed => MemOrder::Relaxed,
-        GpuOrder::Acquire => MemOrder::Acquire,
-        GpuOrder::Release => MemOrder::Release,
-        GpuOrder::AcqRel => MemOrder::AcqRel,
-        GpuOrder::Sc => MemOrder::SeqCst,
+        GpuOrder::Weak | GpuOrder::Relaxed => Order::Relaxed,
+        GpuOrder::Acquire => Order::Acquire,
+        GpuOrder::Release => Order::Release,
+        GpuOrder::AcqRel => Order::AcqRel,
+        GpuOrder::Sc => Order::SeqCst,
     }
 }

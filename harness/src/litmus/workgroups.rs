@@ -30,7 +30,7 @@
 
 use super::ast::*;
 use super::interp::{placement_of, Layout};
-use scopecheck_checker::event::{BarrierGroup, Loc, Op, Scope as EngineScope, SourceLoc};
+use scopecheck_checker::event::{BarrierGroup, Loc, Op, SourceLoc};
 use scopecheck_checker::space::FenceSpace;
 use std::collections::{BTreeMap, HashMap};
 
@@ -138,7 +138,7 @@ impl WorkGroups {
         let op = Op::Barrier {
             group: BarrierGroup {
                 kernel,
-                level: EngineScope::Block,
+                level: Scope::Block,
                 index,
                 lanes: 0,
             },
@@ -259,5 +259,7 @@ fn scope_name(s: Scope) -> &'static str {
         Scope::Block => "memory_scope_work_group",
         Scope::Device => "memory_scope_device",
         Scope::System => "memory_scope_all_svm_devices",
+        // OpenCL has no cluster scope and the parser never reads one.
+        Scope::Cluster => "cluster scope",
     }
 }
