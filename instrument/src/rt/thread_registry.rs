@@ -102,7 +102,9 @@ pub(crate) fn thread_exit(t: Tid) {
     if t == 0 {
         with_state(|st| st.main_done = true);
     }
-    if rt::others_finished() {
+    // (Asked only when there is a lazy static to drop: the question walks
+    // every thread's status, on every thread's exit.)
+    if !with(|_, lazies| lazies.is_empty()) && rt::others_finished() {
         // Taken all at once: a `Drop` that touches a lazy static again makes
         // a new one, which the loop below also drops.
         loop {
