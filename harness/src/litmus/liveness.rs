@@ -154,8 +154,14 @@ impl Liveness {
     pub fn text(&self, file: &str) -> String {
         match &self.witness {
             None => format!(
-                "Liveness under {}: Ok (every execution ends; {} states)",
-                self.progress, self.states
+                "Liveness under {}: Ok (every execution ends; {} states{})",
+                self.progress,
+                self.states,
+                match &self.weak {
+                    WeakSearch::Done(n) => format!("; {n} executions under the memory model"),
+                    WeakSearch::Skipped(why) => format!("; no search under the memory model: {why}"),
+                    WeakSearch::NotNeeded => String::new(),
+                }
             ),
             Some(w) => format!("Liveness under {}: No ({})", self.progress, w.text(file)),
         }

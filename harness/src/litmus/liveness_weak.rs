@@ -36,8 +36,9 @@
 //!
 //! Tests with a quorum barrier or `bar.arrive` are left to the sequentially
 //! consistent search (their barrier accounting here would need the arrival
-//! order), as are tests the enumeration cannot finish (a budget or cap):
-//! the weak search then finds nothing, and says so in `Liveness::weak`.
+//! order; `Liveness::weak` says so). When the enumeration does not finish
+//! (a budget or cap) and found no violation, the answer is an error, not
+//! a guess.
 
 use super::search::Class;
 use super::{barrier_of, BarKey, Fail, Prog, ProgressModel, State, Witness};
@@ -58,6 +59,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// Backward jumps each loop may take in the unrolled bodies (a stuck path
 /// takes one more: it runs `UNROLL + 1` iterations).
 pub const UNROLL: u32 = 1;
+
+/// Ways for the threads to end (over every execution) tried, at most.
+pub const MAX_CANDIDATES: u64 = 2_000_000;
 
 /// Steps a stuck thread is run on, at most, to find its state again.
 const MAX_SPIN_STEPS: usize = 10_000;
@@ -87,10 +91,8 @@ pub enum WeakSearch {
     NotNeeded,
     /// Not run: why (no backward jump, quorum or arrive barriers).
     Skipped(String),
-    /// Run over this many consistent executions (complete).
+    /// Run over this many consistent executions.
     Done(usize),
-    /// Run, but the enumeration did not finish: why.
-    Incomplete(String),
 }
 
 /// One way a thread ends in a candidate.
@@ -172,18 +174,21 @@ impl Prog<'_> {
             ..defaults
         };
         let found = cyclic::explore(&mut prog, CyclicModel::Gpu(model, &env), &config);
-        let report = match (&found.incomplete, found.run.complete && found.run.failures.is_empty()) {
-            (Some(why), _) => WeakSearch::Incomplete(why.clone()),
-            (None, false) => WeakSearch::Incomplete(
+        let incomplete = match (&found.incomplete, found.run.complete && found.run.failures.is_empty()) {
+            (Some(why), _) => Some(why.clone()),
+            (None, false) => Some(
                 found
                     .run
                     .incomplete_reason
                     .clone()
-                    .unwrap_or_else(|| "a run of the enumeration failed".into()),
+                    .or_else(|| found.run.failures.first().map(|f| format!("{f:?}")))
+                    .unwrap_or_else(|| "a run of the enumeration did not finish".into()),
             ),
-            (None, true) => WeakSearch::Done(found.graphs.len()),
+            (None, true) => None,
         };
+        let report = WeakSearch::Done(found.graphs.len());
         let allocs = alloc_index(&layout);
+        let mut tried = 0;
         for (g, st) in found.graphs.iter().zip(&found.states) {
             let mut ctx = Candidate {
                 prog: self,
@@ -194,11 +199,22 @@ impl Prog<'_> {
                 judge: None,
                 allocs: &allocs,
             };
-            if let Some(w) = ctx.search(st, progress) {
+            if let Some(w) = ctx.search(st, progress, &mut tried).map_err(|m| (None, m))? {
                 return Ok((Some(w), report));
             }
         }
-        Ok((None, report))
+        match incomplete {
+            // Some execution may be missing: "live" would be a guess.
+            Some(why) => Err((
+                None,
+                format!(
+                    "liveness under {}: no endless execution found, but the search under the memory model did not \
+                     finish ({why}); not decided",
+                    model.name()
+                ),
+            )),
+            None => Ok((None, report)),
+        }
     }
 
     /// Whether thread `t`, at the backward jump `jump` with registers
@@ -362,7 +378,12 @@ struct Candidate<'c, 'a> {
 }
 
 impl Candidate<'_, '_> {
-    fn search(&mut self, st: &crate::litmus::interp::FinalState, progress: ProgressModel) -> Option<Witness> {
+    fn search(
+        &mut self,
+        st: &crate::litmus::interp::FinalState,
+        progress: ProgressModel,
+        tried: &mut u64,
+    ) -> Result<Option<Witness>, String> {
         let n = self.prog.code.len();
         let mut ends: Vec<Vec<End>> = Vec::with_capacity(n);
         let mut regs: Vec<Vec<i64>> = Vec::with_capacity(n);
@@ -398,6 +419,19 @@ impl Candidate<'_, '_> {
                 jump,
                 at: None,
             }];
+            // A starved thread stops before event i. Only where it stops
+            // relative to its writes and barriers matters (which writes
+            // others may read, which arrivals count), and whether it
+            // started: the earliest cut of each such class keeps the
+            // fewest reads to justify.
+            let mut cuts: Vec<usize> = vec![0, 1];
+            for (i, ev) in events.iter().enumerate() {
+                if matches!(ev.kind, EventKind::Write(_)) || self.barrier_key(t, i).is_some() {
+                    cuts.push(i + 1);
+                }
+            }
+            cuts.retain(|&i| i < events.len());
+            cuts.dedup();
             for (i, ev) in events.iter().enumerate() {
                 let at = Some(Pos {
                     line: ev.src.line,
@@ -412,7 +446,7 @@ impl Candidate<'_, '_> {
                         at,
                     });
                 }
-                if progress != ProgressModel::Fair {
+                if progress != ProgressModel::Fair && cuts.contains(&i) {
                     e.push(End {
                         keep: i as u32,
                         class: Class::Starved,
@@ -435,14 +469,21 @@ impl Candidate<'_, '_> {
         }
         let mut pick = vec![0usize; n];
         loop {
+            *tried += 1;
+            if *tried > MAX_CANDIDATES {
+                return Err(format!(
+                    "the search under the memory model would try more than {MAX_CANDIDATES} ways for the threads \
+                     to end; not decided"
+                ));
+            }
             let chosen: Vec<&End> = pick.iter().enumerate().map(|(t, &k)| &ends[t][k]).collect();
             if let Some(w) = self.try_ends(&chosen, &regs, progress) {
-                return Some(w);
+                return Ok(Some(w));
             }
             let mut k = 0;
             loop {
                 if k == n {
-                    return None;
+                    return Ok(None);
                 }
                 pick[k] += 1;
                 if pick[k] < ends[k].len() {
