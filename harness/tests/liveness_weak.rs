@@ -5,7 +5,7 @@
 
 use scopecheck::litmus::ast::Pos;
 use scopecheck::litmus::liveness::{self, KeptRead, Liveness, ProgressModel, WeakSearch, Witness};
-use scopecheck::litmus::{expect, LitmusModel};
+use scopecheck::litmus::{expect, parse, LitmusModel};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -14,10 +14,12 @@ fn dir() -> PathBuf {
 
 /// Each file, its two hardware models, and its verdict (every execution
 /// ends) under fair, obe, hsa, lobe and hsa_obe, worked out by hand.
-const TABLE: [(&str, [&str; 2], [bool; 5]); 6] = [
+const TABLE: [(&str, [&str; 2], [bool; 5]); 7] = [
     // Weak PTX stores in different CTAs: P1 may read its own f=1 forever.
     // The other models need not run P0 at all (sequentially consistent already).
     ("ptx-weak-handoff.litmus", ["ptx6.0", "ptx7.5"], [false; 5]),
+    // The loop's lines store, on the way out only: the spin itself is quiet.
+    ("ptx-weak-exit-store.litmus", ["ptx6.0", "ptx7.5"], [false; 5]),
     // Morally strong: P0's f=2 is co-after the f=1 it read.
     (
         "ptx-relaxed-handoff.litmus",
@@ -169,4 +171,19 @@ fn xf_barrier_weak_is_not_live_under_fair() {
     // With release/acquire the flag's stores are morally strong: live.
     let relacq = file.with_file_name("XF-Barrier-relacq.litmus");
     assert!(under(&relacq, "ptx7.5", ProgressModel::Fair).live);
+}
+
+/// A loop that stores on every iteration (an exchange) cannot spin without
+/// side effects: the search under the memory model is not run, and says so.
+#[test]
+fn a_loop_that_always_stores_is_left_to_the_sc_search() {
+    let src = "PTX exch-spin\n{\nx=0;\nP0:r0=0;\n}\n P0@cta 0,gpu 0                   | P1@cta 1,gpu 0 ;\n \
+               LC00:                            | st.weak x, 1   ;\n atom.relaxed.gpu.exch r0, x, 0   |                \
+               ;\n beq r0, 0, LC00                  |                ;\nexists (P0:r0 == 1)\n";
+    let l = liveness::check(&parse(src).unwrap(), ProgressModel::Fair).unwrap();
+    assert!(l.live);
+    assert_eq!(
+        l.weak,
+        WeakSearch::Skipped("no loop can repeat without storing, an RMW or a barrier".into())
+    );
 }

@@ -116,8 +116,11 @@ impl Prog<'_> {
         model: GpuModel,
         progress: ProgressModel,
     ) -> Result<(Option<Witness>, WeakSearch), Fail> {
-        if !self.code.iter().any(|c| has_back_jump(c.items)) {
-            return Ok((None, WeakSearch::Skipped("no loop".into())));
+        if !self.code.iter().any(|c| self.quiet_cycle(c)) {
+            return Ok((
+                None,
+                WeakSearch::Skipped("no loop can repeat without storing, an RMW or a barrier".into()),
+            ));
         }
         let odd_barrier = self
             .gpu
@@ -259,6 +262,51 @@ impl Prog<'_> {
         None
     }
 
+    /// Whether the thread's control flow has a cycle through instructions
+    /// that neither store, run an RMW nor arrive at a barrier: only such a
+    /// cycle can be a spin without side effects ([`Prog::spins`] runs one).
+    fn quiet_cycle(&self, c: &super::Code<'_>) -> bool {
+        let n = c.items.len();
+        let succ = |i: usize| -> Vec<usize> {
+            let to = |l: &String| c.labels.get(l.as_str()).map(|&k| k as usize);
+            match &c.items[i] {
+                Item::Goto(l, _) => to(l).into_iter().collect(),
+                Item::Branch { target, .. } => to(target).into_iter().chain(Some(i + 1)).collect(),
+                _ => vec![i + 1],
+            }
+        };
+        // Depth-first search for a back edge among the quiet instructions.
+        let quiet: Vec<bool> = c.items.iter().map(|it| !self.effectful(it)).collect();
+        let mut colour = vec![0u8; n];
+        for start in (0..n).filter(|&i| quiet[i]) {
+            if colour[start] != 0 {
+                continue;
+            }
+            colour[start] = 1;
+            let mut stack = vec![(start, succ(start))];
+            while let Some((v, next)) = stack.last_mut() {
+                let v = *v;
+                match next.pop() {
+                    Some(u) if u < n && quiet[u] => match colour[u] {
+                        1 => return true,
+                        0 => {
+                            colour[u] = 1;
+                            let s = succ(u);
+                            stack.push((u, s));
+                        }
+                        _ => {}
+                    },
+                    Some(_) => {}
+                    None => {
+                        colour[v] = 2;
+                        stack.pop();
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Whether an instruction stores, runs an RMW or is a barrier.
     fn effectful(&self, it: &Item) -> bool {
         let Item::Stmts(stmts) = it else { return false };
@@ -300,21 +348,6 @@ fn item_names(it: &Item) -> Vec<(bool, String)> {
         }
     }
     out
-}
-
-fn has_back_jump(items: &[Item]) -> bool {
-    let labels: HashMap<&str, usize> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, it)| match it {
-            Item::Label(l) => Some((l.as_str(), i)),
-            _ => None,
-        })
-        .collect();
-    items.iter().enumerate().any(|(i, it)| match it {
-        Item::Goto(l, _) | Item::Branch { target: l, .. } => labels.get(l.as_str()).is_some_and(|&to| to <= i),
-        _ => false,
-    })
 }
 
 /// Replaces each `while (1) {}` the unrolling puts where a path would take
