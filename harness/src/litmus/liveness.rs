@@ -37,7 +37,8 @@
 //! violation found here is one under every model. What SC cannot show is a
 //! spin that only weak memory makes endless (a read that may keep seeing a
 //! stale value because coherence leaves two writes unordered, as PTX's weak
-//! accesses do); such tests are answered as SC answers them.
+//! accesses do): when the interleavings show no violation, the search under
+//! the hardware model (`liveness_weak.rs`) looks for one.
 //!
 //! The state space is explored explicitly (every reachable state once),
 //! so loops are not unrolled; a test with more than [`MAX_STATES`] states
