@@ -7,40 +7,25 @@ use super::*;
 use scopecheck::litmus::{check_source, output::herd_text, LitmusModel, Options};
 use scopecheck::MemoryModel;
 
-/// Store buffering as diy7 writes it: a doc string, then `Key=value` lines.
-const DIY_SB: &str = "C SB+rlx+rlx
-\"Fre PodWR Fre PodWR\"
-Cycle=Fre PodWR Fre PodWR
-Relax=
-Safe=Fre PodWR
-Generator=diy7 (version 7.56)
-Prefetch=0:x=F,0:y=T,1:y=F,1:x=T
-Com = Fr Fr
-Orig=PodWR Fre PodWR Fre
-Variant=Quad
-{}
-
-P0 (atomic_int* x, atomic_int* y) {
-  atomic_store_explicit(x,1,memory_order_relaxed);
-  int r0 = atomic_load_explicit(y,memory_order_relaxed);
+/// Store buffering (`SB`) as diy7 writes it: a doc string, then
+/// `Key=value` lines before the init block, and `~exists`.
+fn diy_sb() -> String {
+    let body = SB.split_once('\n').unwrap().1.replace("exists", "~exists");
+    format!(
+        "C SB+rlx+rlx\n\"Fre PodWR Fre PodWR\"\nCycle=Fre PodWR Fre PodWR\nRelax=\nSafe=Fre PodWR\n\
+         Generator=diy7 (version 7.56)\nPrefetch=0:x=F,0:y=T,1:y=F,1:x=T\nCom = Fr Fr\n\
+         Orig=PodWR Fre PodWR Fre\nVariant=Quad\n{body}"
+    )
 }
-
-P1 (atomic_int* x, atomic_int* y) {
-  atomic_store_explicit(y,1,memory_order_relaxed);
-  int r0 = atomic_load_explicit(x,memory_order_relaxed);
-}
-
-~exists (0:r0=0 /\\ 1:r0=0)
-";
 
 #[test]
 fn information_lines_before_the_init_block_are_skipped() {
-    let t = parse(DIY_SB).unwrap();
+    let t = parse(&diy_sb()).unwrap();
     assert_eq!(t.name, "SB+rlx+rlx");
-    assert!(t.init.is_empty());
+    assert_eq!(t.init.len(), 2);
     assert_eq!(t.threads.len(), 2);
     // Positions after them are still exact.
-    let bad = DIY_SB.replace("{}", "{ x = ; }");
+    let bad = diy_sb().replace("{ x = 0;", "{ x = ;");
     let e = parse(&bad).unwrap_err();
     assert_eq!((e.pos.line, e.pos.col), (11, 7), "{}", e.message);
     // Only `name=` lines: a stray word is still an error where it stands.
@@ -89,7 +74,7 @@ fn witnesses_of_a_not_exists_count_the_executions_that_satisfy_it() {
         model: Some(LitmusModel::Engine(MemoryModel::Rc11)),
         ..Options::default()
     };
-    let r = check_source("sb.litmus", DIY_SB, &opts).unwrap();
+    let r = check_source("sb.litmus", &diy_sb(), &opts).unwrap();
     // herd: 4 states, `Ok` (r0 = r0 = 0 is allowed: `No`), witnesses of
     // `~exists p` are the executions without p, the observation counts p.
     assert_eq!((r.positive, r.negative), (1, 3));
