@@ -103,7 +103,9 @@ pub(super) fn err(pos: Pos, message: impl Into<String>) -> ParseError {
     }
 }
 
-/// A cursor over the source that knows line and column.
+/// A cursor over the source that knows line and column (cloned to look
+/// ahead and come back).
+#[derive(Clone)]
 pub(super) struct Src<'a> {
     pub(super) s: &'a [u8],
     pub(super) i: usize,
@@ -268,7 +270,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             let at = vars.first().map_or(s.pos(), |v| v.1);
             return Err(err(
                 at,
-                "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+                "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`) or end the test",
             ));
         }
         let (row, at) = s.until(b";");
@@ -292,12 +294,19 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
         }
         rows.push(cells);
     }
-    if let Some((_, vars)) = &filter {
-        let at = vars.first().map_or(s.pos(), |v| v.1);
-        return Err(err(
-            at,
-            "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
-        ));
+    // A `filter` that ends the file is the test's only clause (Dat3M's
+    // `Data-Race` tests): no verdict, but it still chooses the executions
+    // (and so the races) that count.
+    if let Some((f, vars)) = filter.take() {
+        let pos = vars.first().map_or(s.pos(), |v| v.1);
+        cond = Some(Condition {
+            quantifier: Quantifier::Forall,
+            prop: Prop::True,
+            pos,
+            vars,
+            filter: Some(f),
+            filter_only: true,
+        });
     }
     let Some(first) = rows.first() else {
         return Err(err(s.pos(), "expected the thread table (`P0@... | P1@... ;`)"));

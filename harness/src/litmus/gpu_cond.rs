@@ -42,6 +42,7 @@ pub(super) fn condition(s: &mut Src<'_>, aliases: &Aliases) -> Result<Condition,
         pos,
         vars,
         filter: None,
+        filter_only: false,
     })
 }
 
@@ -142,17 +143,34 @@ impl Props<'_, '_> {
     fn term(&mut self) -> Result<Term, ParseError> {
         self.s.skip_ws();
         let at = self.s.pos();
-        let (w, _) = {
-            let start = self.s.i;
-            while self
-                .s
+        let word = |s: &mut Src<'_>| {
+            let start = s.i;
+            while s
                 .peek()
                 .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'-')
             {
-                self.s.bump();
+                s.bump();
             }
-            (String::from_utf8_lossy(&self.s.s[start..self.s.i]).into_owned(), ())
+            String::from_utf8_lossy(&s.s[start..s.i]).into_owned()
         };
+        let mut w = word(self.s);
+        // Dat3M's grammar reads `P3: r0` and `P3 : r0` as `P3:r0` (the
+        // thread, the colon and the register are separate tokens there).
+        let thread = w.strip_suffix(':').unwrap_or(&w);
+        if !thread.contains(':') && thread_index(thread).is_some() {
+            let back = self.s.clone();
+            self.s.skip_ws();
+            if !w.ends_with(':') && self.s.peek() == Some(b':') {
+                self.s.bump();
+                w.push(':');
+            }
+            self.s.skip_ws();
+            if w.ends_with(':') && self.s.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+                w.push_str(&word(self.s));
+            } else {
+                *self.s = back;
+            }
+        }
         if let Ok(v) = w.parse::<i64>() {
             return Ok(Term::Int(v));
         }
