@@ -2,8 +2,9 @@
 //! beyond the public set (docs/gpu-models.md, section 5): every row of
 //! corpus/gpu-dialect/expected.tsv, the exact outcome sets, and the errors
 //! that stay errors. Before, `P1: r0` in a condition, a `filter` ending the
-//! test and `rmw` without `.atom` were parse errors, and `semsc01` was read
-//! as `semsc1`.
+//! test, `rmw` without `.atom`, `blt`/`ble`/`bgt`/`bge`, `mul`, `div`, a
+//! `locations` list, Vulkan's `ld` of a constant and PTX's `suatom` and
+//! `sured` were parse errors, and `semsc01` was read as `semsc1`.
 
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
 use std::path::Path;
@@ -53,7 +54,7 @@ fn every_row_agrees() {
         assert_eq!(found, *expected == "1", "{line}");
         checked += 1;
     }
-    assert_eq!(checked, 8);
+    assert_eq!(checked, 16);
 }
 
 /// `P1: r0` and `P1 : r1` name the registers `P1:r0` and `P1:r1`: the same
@@ -135,4 +136,50 @@ fn semsc01_is_both_classes_and_sc01_is_refused() {
         e.located("bad.litmus"),
         "bad.litmus:7:2: unknown Vulkan qualifier `.sc01` in `st.av.dv.sc01`"
     );
+}
+
+/// Each ordered branch at and off its boundary; the `locations` list adds
+/// `c` and `d` to the final states.
+#[test]
+fn ordered_branches_and_a_locations_list() {
+    for model in ["ptx6.0", "ptx7.5"] {
+        let r = run("branch-ordered.litmus", model);
+        assert_eq!(states(&r), ["a=0 b=0 c=1 d=1", "a=1 b=0 c=0 d=0"], "{model}");
+        assert_eq!((r.verdict(), r.executions), (Some(false), 2), "{model}");
+    }
+    // A constant in the list is refused where it is.
+    let src = std::fs::read_to_string(dir().join("branch-ordered.litmus")).unwrap();
+    let bad = src.replace("locations [c; d;]", "locations [c; 4;]");
+    let e = check_source("bad.litmus", &bad, &opts("ptx7.5")).unwrap_err();
+    assert_eq!(
+        e.located("bad.litmus"),
+        "bad.litmus:20:15: expected a location or a register in the locations list"
+    );
+}
+
+/// `mul` and `div` (truncating toward zero, as Dat3M's signed division).
+#[test]
+fn multiplication_and_truncating_division() {
+    let r = run("arith-mul-div.litmus", "vulkan");
+    assert_eq!(states(&r), ["y=0 z=0", "y=4 z=-4"]);
+    assert_eq!(r.executions, 2);
+}
+
+/// Vulkan's `ld.sc0 r0, 5` reads no memory: two executions (the two orders
+/// of the stores), and no read of `x` races.
+#[test]
+fn a_vulkan_load_of_a_constant_reads_nothing() {
+    let r = run("ld-constant.litmus", "vulkan");
+    assert_eq!(states(&r), ["x=5", "x=7"]);
+    assert_eq!((r.executions, r.race_free()), (2, true));
+}
+
+/// `sured` and `suatom` write through the surface proxy: a later generic
+/// read in the same thread may miss the write (no proxy fence), which it
+/// cannot after `red` through the generic proxy.
+#[test]
+fn surface_atomics_go_through_the_surface_proxy() {
+    assert_eq!(states(&run("sured-proxy.litmus", "ptx7.5")), ["0:r0=0", "0:r0=1"]);
+    assert_eq!(states(&run("suatom-proxy.litmus", "ptx7.5")), ["0:r0=0", "0:r0=1"]);
+    assert_eq!(states(&run("red-generic.litmus", "ptx7.5")), ["0:r0=1"]);
 }

@@ -83,6 +83,10 @@ pub struct GpuCode {
 /// The alias map: virtual name → (physical location, the virtual address it denotes).
 pub(super) type Aliases = HashMap<String, (String, String)>;
 
+/// The hidden register an ordered branch (`blt`, `ble`, `bgt`, `bge`)
+/// compares into before it jumps.
+const CMP_REG: &str = "__cmp";
+
 /// The prefix of the hidden locations that hold register barrier ids.
 pub const HIDDEN: &str = "__barrier_id_";
 
@@ -242,6 +246,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
     let mut cond = None;
     // herd's `filter P`, with the state variables it names.
     let mut filter: Option<(Prop, Vec<(StateVar, Pos)>)> = None;
+    let mut locations = Vec::new();
     loop {
         s.skip_ws();
         let Some(c) = s.peek() else { break };
@@ -250,6 +255,10 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '~' || *c == '_')
             .collect();
+        if word == "locations" && locations.is_empty() && filter.is_none() {
+            locations = super::gpu_cond::locations(&mut s, &aliases)?;
+            continue;
+        }
         if word == "filter" && filter.is_none() {
             filter = Some(filter_prop(&mut s, &aliases)?);
             continue;
@@ -341,7 +350,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             if cell.text.is_empty() {
                 continue;
             }
-            code[t].push(instruction(cell, dialect, &aliases, &mut ops, &used)?);
+            code[t].extend(instruction(cell, dialect, &aliases, &mut ops, &used)?);
         }
     }
     // A location the init block does not declare starts at 0, as in herd
@@ -402,7 +411,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
         name,
         init,
         threads,
-        locations: Vec::new(),
+        locations,
         condition: cond,
         gpu: Some(Box::new(GpuCode {
             dialect,
@@ -508,36 +517,77 @@ fn operand(s: &str, pos: Pos) -> Result<Operand, ParseError> {
     }
 }
 
-/// One cell of the thread table.
+/// One cell of the thread table: its items (one, or two for an ordered
+/// branch).
 fn instruction(
     cell: &Cell,
     dialect: Dialect,
     aliases: &Aliases,
     ops: &mut HashMap<(u32, u32), GpuOp>,
     used: &RefCell<Vec<(String, Pos)>>,
-) -> Result<Item, ParseError> {
+) -> Result<Vec<Item>, ParseError> {
     let text = cell.text.as_str();
     if let Some(l) = text.strip_suffix(':') {
         if is_name(l.trim()) {
-            return Ok(Item::Label(l.trim().to_string()));
+            return Ok(vec![Item::Label(l.trim().to_string())]);
         }
     }
     let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let args = operands(rest);
     match mnemonic {
         "goto" => match args.as_slice() {
-            [l] if is_name(l) => return Ok(Item::Goto(l.to_string(), cell.pos)),
+            [l] if is_name(l) => return Ok(vec![Item::Goto(l.to_string(), cell.pos)]),
             _ => return Err(err(cell.pos, "expected `goto LABEL`")),
         },
-        "beq" | "bne" => match args.as_slice() {
+        "beq" | "bne" | "blt" | "ble" | "bgt" | "bge" => match args.as_slice() {
             [a, b, l] if is_name(l) => {
-                return Ok(Item::Branch {
-                    eq: mnemonic == "beq",
-                    a: operand(a, cell.pos)?,
-                    b: operand(b, cell.pos)?,
-                    target: l.to_string(),
+                let (a, b) = (operand(a, cell.pos)?, operand(b, cell.pos)?);
+                let target = l.to_string();
+                let cmp = match mnemonic {
+                    "beq" | "bne" => {
+                        let eq = mnemonic == "beq";
+                        return Ok(vec![Item::Branch {
+                            eq,
+                            a,
+                            b,
+                            target,
+                            pos: cell.pos,
+                        }]);
+                    }
+                    "blt" => BinOp::Lt,
+                    "ble" => BinOp::Le,
+                    "bgt" => BinOp::Gt,
+                    _ => BinOp::Ge,
+                };
+                // An ordered comparison: a hidden register takes it, and the
+                // branch jumps when it is not 0.
+                let e = |o: Operand| Expr {
+                    kind: match o {
+                        Operand::Reg(r) => ExprKind::Var(r),
+                        Operand::Int(v) => ExprKind::Int(v),
+                    },
                     pos: cell.pos,
-                })
+                };
+                let set = Stmt {
+                    kind: StmtKind::AssignReg {
+                        name: CMP_REG.to_string(),
+                        value: Expr {
+                            kind: ExprKind::Binary(Box::new(e(a)), vec![(cmp, e(b))]),
+                            pos: cell.pos,
+                        },
+                    },
+                    pos: cell.pos,
+                };
+                return Ok(vec![
+                    Item::Stmts(vec![set]),
+                    Item::Branch {
+                        eq: false,
+                        a: Operand::Reg(CMP_REG.to_string()),
+                        b: Operand::Int(0),
+                        target,
+                        pos: cell.pos,
+                    },
+                ]);
             }
             _ => return Err(err(cell.pos, format!("expected `{mnemonic} REG, VALUE, LABEL`"))),
         },
@@ -557,7 +607,7 @@ fn instruction(
     if let Some(op) = op {
         ops.insert((cell.pos.line, cell.pos.col), op);
     }
-    Ok(Item::Stmts(stmts))
+    Ok(vec![Item::Stmts(stmts)])
 }
 
 /// An instruction being decoded by a dialect.
@@ -727,6 +777,10 @@ impl Decode<'_> {
         Ok(Some(match head {
             "add" => self.arith(BinOp::Add)?,
             "sub" => self.arith(BinOp::Sub)?,
+            "mul" => self.arith(BinOp::Mul)?,
+            // Truncating, as Dat3M's signed division; by zero it is an
+            // error of the test (the interpreter's).
+            "div" => self.arith(BinOp::Div)?,
             "mov" => {
                 self.arity(2, "mov REG, VALUE")?;
                 self.stmt(StmtKind::AssignReg {

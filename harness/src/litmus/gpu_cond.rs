@@ -61,6 +61,48 @@ pub(super) fn filter_prop(s: &mut Src<'_>, aliases: &Aliases) -> Result<(Prop, V
     Ok((prop, p.vars))
 }
 
+/// `locations [x; P0:r1;]` (Dat3M's grammars, after the thread table):
+/// more state variables for the final states to show.
+pub(super) fn locations(s: &mut Src<'_>, aliases: &Aliases) -> Result<Vec<StateVar>, ParseError> {
+    for _ in 0.."locations".len() {
+        s.bump();
+    }
+    s.skip_ws();
+    if s.peek() != Some(b'[') {
+        return Err(err(s.pos(), "expected `[` after `locations`"));
+    }
+    s.bump();
+    let mut p = Props {
+        s,
+        aliases,
+        vars: Vec::new(),
+    };
+    loop {
+        p.s.skip_ws();
+        match p.s.peek() {
+            Some(b']') => {
+                p.s.bump();
+                break;
+            }
+            Some(b';') => {
+                p.s.bump();
+            }
+            None => return Err(err(p.s.pos(), "expected `]` ending the locations list")),
+            Some(_) => {
+                let at = p.s.pos();
+                if let Term::Int(_) = p.term()? {
+                    return Err(err(at, "expected a location or a register in the locations list"));
+                }
+            }
+        }
+    }
+    p.s.skip_ws();
+    if p.s.peek() == Some(b';') {
+        p.s.bump();
+    }
+    Ok(p.vars.into_iter().map(|(v, _)| v).collect())
+}
+
 struct Props<'s, 'a> {
     s: &'s mut Src<'a>,
     aliases: &'s Aliases,

@@ -107,6 +107,12 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
                 return Err(cx.error(format!("a load cannot release or be available (`{}`)", cx.mnemonic)));
             }
             let reg = cx.reg(0)?;
+            // `ld.sc0 r0, 1` (Dat3M's grammar: a load of a constant): no
+            // memory access, the register takes the value.
+            if cx.args[1].parse::<i64>().is_ok() {
+                let value = cx.value(1)?;
+                return Ok((vec![cx.stmt(StmtKind::AssignReg { name: reg, value })], None));
+            }
             let (addr, vaddr) = cx.addr(1)?;
             op.vaddr = Some(vaddr);
             let s = if op.atomic {
