@@ -83,10 +83,6 @@ pub struct GpuCode {
 /// The alias map: virtual name → (physical location, the virtual address it denotes).
 pub(super) type Aliases = HashMap<String, (String, String)>;
 
-/// The hidden register an ordered branch (`blt`, `ble`, `bgt`, `bge`)
-/// compares into before it jumps.
-const CMP_REG: &str = "__cmp";
-
 /// The prefix of the hidden locations that hold register barrier ids.
 pub const HIDDEN: &str = "__barrier_id_";
 
@@ -506,17 +502,6 @@ pub fn operands(text: &str) -> Vec<&str> {
     text.split(',').map(str::trim).collect()
 }
 
-/// A branch or register operand.
-fn operand(s: &str, pos: Pos) -> Result<Operand, ParseError> {
-    if let Ok(v) = s.parse::<i64>() {
-        Ok(Operand::Int(v))
-    } else if is_name(s) {
-        Ok(Operand::Reg(s.to_string()))
-    } else {
-        Err(err(pos, format!("expected a register or an integer, found `{s}`")))
-    }
-}
-
 /// One cell of the thread table: its items (one, or two for an ordered
 /// branch).
 fn instruction(
@@ -534,64 +519,8 @@ fn instruction(
     }
     let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let args = operands(rest);
-    match mnemonic {
-        "goto" => match args.as_slice() {
-            [l] if is_name(l) => return Ok(vec![Item::Goto(l.to_string(), cell.pos)]),
-            _ => return Err(err(cell.pos, "expected `goto LABEL`")),
-        },
-        "beq" | "bne" | "blt" | "ble" | "bgt" | "bge" => match args.as_slice() {
-            [a, b, l] if is_name(l) => {
-                let (a, b) = (operand(a, cell.pos)?, operand(b, cell.pos)?);
-                let target = l.to_string();
-                let cmp = match mnemonic {
-                    "beq" | "bne" => {
-                        let eq = mnemonic == "beq";
-                        return Ok(vec![Item::Branch {
-                            eq,
-                            a,
-                            b,
-                            target,
-                            pos: cell.pos,
-                        }]);
-                    }
-                    "blt" => BinOp::Lt,
-                    "ble" => BinOp::Le,
-                    "bgt" => BinOp::Gt,
-                    _ => BinOp::Ge,
-                };
-                // An ordered comparison: a hidden register takes it, and the
-                // branch jumps when it is not 0.
-                let e = |o: Operand| Expr {
-                    kind: match o {
-                        Operand::Reg(r) => ExprKind::Var(r),
-                        Operand::Int(v) => ExprKind::Int(v),
-                    },
-                    pos: cell.pos,
-                };
-                let set = Stmt {
-                    kind: StmtKind::AssignReg {
-                        name: CMP_REG.to_string(),
-                        value: Expr {
-                            kind: ExprKind::Binary(Box::new(e(a)), vec![(cmp, e(b))]),
-                            pos: cell.pos,
-                        },
-                    },
-                    pos: cell.pos,
-                };
-                return Ok(vec![
-                    Item::Stmts(vec![set]),
-                    Item::Branch {
-                        eq: false,
-                        a: Operand::Reg(CMP_REG.to_string()),
-                        b: Operand::Int(0),
-                        target,
-                        pos: cell.pos,
-                    },
-                ]);
-            }
-            _ => return Err(err(cell.pos, format!("expected `{mnemonic} REG, VALUE, LABEL`"))),
-        },
-        _ => {}
+    if let Some(items) = super::gpu_branch::branch(mnemonic, &args, cell.pos) {
+        return items;
     }
     let cx = Decode {
         cell,
@@ -668,7 +597,7 @@ impl Decode<'_> {
     }
     /// A value operand: an integer or a register.
     pub fn value(&self, i: usize) -> Result<Expr, ParseError> {
-        Ok(match operand(self.args[i], self.cell.pos)? {
+        Ok(match super::gpu_branch::operand(self.args[i], self.cell.pos)? {
             Operand::Int(v) => self.expr(ExprKind::Int(v)),
             Operand::Reg(r) => self.expr(ExprKind::Var(r)),
         })
@@ -745,7 +674,7 @@ impl Decode<'_> {
             }
         };
         let mut out = Vec::new();
-        let id = match operand(self.args[id_at], self.cell.pos)? {
+        let id = match super::gpu_branch::operand(self.args[id_at], self.cell.pos)? {
             Operand::Int(v) => Some(v),
             Operand::Reg(r) => {
                 let k = self.cell.text.rfind(self.args[id_at]).unwrap_or(0);
