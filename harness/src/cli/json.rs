@@ -48,7 +48,7 @@ pub fn result_json(file: &str, r: &TestResult) -> Json {
         "file": file,
         "name": r.name,
         "model": r.model.name(),
-        "condition": r.condition.as_ref().map(condition_text),
+        "condition": r.condition.as_ref().filter(|c| !c.filter_only).map(condition_text),
         "states": states,
         "verdict": r.verdict().map(|v| if v { "Ok" } else { "No" }),
         "observation": observation(r),

@@ -423,6 +423,13 @@ pub struct Condition {
     /// herd's `filter P` before the condition: only executions whose final
     /// state satisfies `P` are kept (counted, listed, judged).
     pub filter: Option<Prop>,
+    /// The test has a `filter` and no condition (Dat3M's PTX and Vulkan
+    /// grammars make both optional; its `Data-Race` tests are written so):
+    /// the quantifier and proposition are then `forall true`, which no
+    /// execution refutes, and the result gives no verdict and prints no
+    /// condition. The filter still decides which executions count (and
+    /// whose races count).
+    pub filter_only: bool,
 }
 
 /// The quantifier of a condition.

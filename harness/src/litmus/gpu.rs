@@ -103,7 +103,9 @@ pub(super) fn err(pos: Pos, message: impl Into<String>) -> ParseError {
     }
 }
 
-/// A cursor over the source that knows line and column.
+/// A cursor over the source that knows line and column (cloned to look
+/// ahead and come back).
+#[derive(Clone)]
 pub(super) struct Src<'a> {
     pub(super) s: &'a [u8],
     pub(super) i: usize,
@@ -240,6 +242,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
     let mut cond = None;
     // herd's `filter P`, with the state variables it names.
     let mut filter: Option<(Prop, Vec<(StateVar, Pos)>)> = None;
+    let mut locations = Vec::new();
     loop {
         s.skip_ws();
         let Some(c) = s.peek() else { break };
@@ -248,6 +251,10 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '~' || *c == '_')
             .collect();
+        if word == "locations" && locations.is_empty() && filter.is_none() {
+            locations = super::gpu_cond::locations(&mut s, &aliases)?;
+            continue;
+        }
         if word == "filter" && filter.is_none() {
             filter = Some(filter_prop(&mut s, &aliases)?);
             continue;
@@ -268,7 +275,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             let at = vars.first().map_or(s.pos(), |v| v.1);
             return Err(err(
                 at,
-                "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
+                "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`) or end the test",
             ));
         }
         let (row, at) = s.until(b";");
@@ -292,12 +299,19 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
         }
         rows.push(cells);
     }
-    if let Some((_, vars)) = &filter {
-        let at = vars.first().map_or(s.pos(), |v| v.1);
-        return Err(err(
-            at,
-            "a `filter` must be followed by the condition (`exists`, `~exists` or `forall`)",
-        ));
+    // A `filter` that ends the file is the test's only clause (Dat3M's
+    // `Data-Race` tests): no verdict, but it still chooses the executions
+    // (and so the races) that count.
+    if let Some((f, vars)) = filter.take() {
+        let pos = vars.first().map_or(s.pos(), |v| v.1);
+        cond = Some(Condition {
+            quantifier: Quantifier::Forall,
+            prop: Prop::True,
+            pos,
+            vars,
+            filter: Some(f),
+            filter_only: true,
+        });
     }
     let Some(first) = rows.first() else {
         return Err(err(s.pos(), "expected the thread table (`P0@... | P1@... ;`)"));
@@ -332,7 +346,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
             if cell.text.is_empty() {
                 continue;
             }
-            code[t].push(instruction(cell, dialect, &aliases, &mut ops, &used)?);
+            code[t].extend(instruction(cell, dialect, &aliases, &mut ops, &used)?);
         }
     }
     // A location the init block does not declare starts at 0, as in herd
@@ -393,7 +407,7 @@ pub fn parse(src: &str, dialect: Dialect) -> Result<Test, ParseError> {
         name,
         init,
         threads,
-        locations: Vec::new(),
+        locations,
         condition: cond,
         gpu: Some(Box::new(GpuCode {
             dialect,
@@ -488,51 +502,25 @@ pub fn operands(text: &str) -> Vec<&str> {
     text.split(',').map(str::trim).collect()
 }
 
-/// A branch or register operand.
-fn operand(s: &str, pos: Pos) -> Result<Operand, ParseError> {
-    if let Ok(v) = s.parse::<i64>() {
-        Ok(Operand::Int(v))
-    } else if is_name(s) {
-        Ok(Operand::Reg(s.to_string()))
-    } else {
-        Err(err(pos, format!("expected a register or an integer, found `{s}`")))
-    }
-}
-
-/// One cell of the thread table.
+/// One cell of the thread table: its items (one, or two for an ordered
+/// branch).
 fn instruction(
     cell: &Cell,
     dialect: Dialect,
     aliases: &Aliases,
     ops: &mut HashMap<(u32, u32), GpuOp>,
     used: &RefCell<Vec<(String, Pos)>>,
-) -> Result<Item, ParseError> {
+) -> Result<Vec<Item>, ParseError> {
     let text = cell.text.as_str();
     if let Some(l) = text.strip_suffix(':') {
         if is_name(l.trim()) {
-            return Ok(Item::Label(l.trim().to_string()));
+            return Ok(vec![Item::Label(l.trim().to_string())]);
         }
     }
     let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let args = operands(rest);
-    match mnemonic {
-        "goto" => match args.as_slice() {
-            [l] if is_name(l) => return Ok(Item::Goto(l.to_string(), cell.pos)),
-            _ => return Err(err(cell.pos, "expected `goto LABEL`")),
-        },
-        "beq" | "bne" => match args.as_slice() {
-            [a, b, l] if is_name(l) => {
-                return Ok(Item::Branch {
-                    eq: mnemonic == "beq",
-                    a: operand(a, cell.pos)?,
-                    b: operand(b, cell.pos)?,
-                    target: l.to_string(),
-                    pos: cell.pos,
-                })
-            }
-            _ => return Err(err(cell.pos, format!("expected `{mnemonic} REG, VALUE, LABEL`"))),
-        },
-        _ => {}
+    if let Some(items) = super::gpu_branch::branch(mnemonic, &args, cell.pos) {
+        return items;
     }
     let cx = Decode {
         cell,
@@ -548,7 +536,7 @@ fn instruction(
     if let Some(op) = op {
         ops.insert((cell.pos.line, cell.pos.col), op);
     }
-    Ok(Item::Stmts(stmts))
+    Ok(vec![Item::Stmts(stmts)])
 }
 
 /// An instruction being decoded by a dialect.
@@ -609,7 +597,7 @@ impl Decode<'_> {
     }
     /// A value operand: an integer or a register.
     pub fn value(&self, i: usize) -> Result<Expr, ParseError> {
-        Ok(match operand(self.args[i], self.cell.pos)? {
+        Ok(match super::gpu_branch::operand(self.args[i], self.cell.pos)? {
             Operand::Int(v) => self.expr(ExprKind::Int(v)),
             Operand::Reg(r) => self.expr(ExprKind::Var(r)),
         })
@@ -686,7 +674,7 @@ impl Decode<'_> {
             }
         };
         let mut out = Vec::new();
-        let id = match operand(self.args[id_at], self.cell.pos)? {
+        let id = match super::gpu_branch::operand(self.args[id_at], self.cell.pos)? {
             Operand::Int(v) => Some(v),
             Operand::Reg(r) => {
                 let k = self.cell.text.rfind(self.args[id_at]).unwrap_or(0);
@@ -718,6 +706,10 @@ impl Decode<'_> {
         Ok(Some(match head {
             "add" => self.arith(BinOp::Add)?,
             "sub" => self.arith(BinOp::Sub)?,
+            "mul" => self.arith(BinOp::Mul)?,
+            // Truncating, as Dat3M's signed division; by zero it is an
+            // error of the test (the interpreter's).
+            "div" => self.arith(BinOp::Div)?,
             "mov" => {
                 self.arity(2, "mov REG, VALUE")?;
                 self.stmt(StmtKind::AssignReg {

@@ -42,6 +42,7 @@ pub(super) fn condition(s: &mut Src<'_>, aliases: &Aliases) -> Result<Condition,
         pos,
         vars,
         filter: None,
+        filter_only: false,
     })
 }
 
@@ -58,6 +59,48 @@ pub(super) fn filter_prop(s: &mut Src<'_>, aliases: &Aliases) -> Result<(Prop, V
     };
     let prop = p.or()?;
     Ok((prop, p.vars))
+}
+
+/// `locations [x; P0:r1;]` (Dat3M's grammars, after the thread table):
+/// more state variables for the final states to show.
+pub(super) fn locations(s: &mut Src<'_>, aliases: &Aliases) -> Result<Vec<StateVar>, ParseError> {
+    for _ in 0.."locations".len() {
+        s.bump();
+    }
+    s.skip_ws();
+    if s.peek() != Some(b'[') {
+        return Err(err(s.pos(), "expected `[` after `locations`"));
+    }
+    s.bump();
+    let mut p = Props {
+        s,
+        aliases,
+        vars: Vec::new(),
+    };
+    loop {
+        p.s.skip_ws();
+        match p.s.peek() {
+            Some(b']') => {
+                p.s.bump();
+                break;
+            }
+            Some(b';') => {
+                p.s.bump();
+            }
+            None => return Err(err(p.s.pos(), "expected `]` ending the locations list")),
+            Some(_) => {
+                let at = p.s.pos();
+                if let Term::Int(_) = p.term()? {
+                    return Err(err(at, "expected a location or a register in the locations list"));
+                }
+            }
+        }
+    }
+    p.s.skip_ws();
+    if p.s.peek() == Some(b';') {
+        p.s.bump();
+    }
+    Ok(p.vars.into_iter().map(|(v, _)| v).collect())
 }
 
 struct Props<'s, 'a> {
@@ -142,17 +185,34 @@ impl Props<'_, '_> {
     fn term(&mut self) -> Result<Term, ParseError> {
         self.s.skip_ws();
         let at = self.s.pos();
-        let (w, _) = {
-            let start = self.s.i;
-            while self
-                .s
+        let word = |s: &mut Src<'_>| {
+            let start = s.i;
+            while s
                 .peek()
                 .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'-')
             {
-                self.s.bump();
+                s.bump();
             }
-            (String::from_utf8_lossy(&self.s.s[start..self.s.i]).into_owned(), ())
+            String::from_utf8_lossy(&s.s[start..s.i]).into_owned()
         };
+        let mut w = word(self.s);
+        // Dat3M's grammar reads `P3: r0` and `P3 : r0` as `P3:r0` (the
+        // thread, the colon and the register are separate tokens there).
+        let thread = w.strip_suffix(':').unwrap_or(&w);
+        if !thread.contains(':') && thread_index(thread).is_some() {
+            let back = self.s.clone();
+            self.s.skip_ws();
+            if !w.ends_with(':') && self.s.peek() == Some(b':') {
+                self.s.bump();
+                w.push(':');
+            }
+            self.s.skip_ws();
+            if w.ends_with(':') && self.s.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+                w.push_str(&word(self.s));
+            } else {
+                *self.s = back;
+            }
+        }
         if let Ok(v) = w.parse::<i64>() {
             return Ok(Term::Int(v));
         }

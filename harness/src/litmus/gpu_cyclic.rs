@@ -307,6 +307,8 @@ impl Walk<'_> {
                         BinOp::Add => x.wrapping_add(y),
                         BinOp::Sub => x.wrapping_sub(y),
                         BinOp::Mul => x.wrapping_mul(y),
+                        BinOp::Div if y == 0 => return Err(format!("division by zero at {}", e.pos)),
+                        BinOp::Div => x.wrapping_div(y),
                         BinOp::BitAnd => x & y,
                         BinOp::BitOr => x | y,
                         BinOp::BitXor => x ^ y,

@@ -38,6 +38,7 @@ pub(crate) mod filter;
 // for the `scopecheck` command and the corpus tests.
 pub mod expect;
 pub(crate) mod gpu;
+pub(crate) mod gpu_branch;
 pub(crate) mod gpu_cond;
 pub(crate) mod gpu_cyclic;
 pub(crate) mod gpu_expand;

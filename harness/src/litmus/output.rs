@@ -112,7 +112,7 @@ pub fn shard_text(r: &TestResult) -> Option<String> {
 /// (executions, races, notes, failures).
 pub fn herd_text(r: &TestResult) -> String {
     let mut o = String::new();
-    let kind = match r.condition.as_ref().map(|c| c.quantifier) {
+    let kind = match r.condition.as_ref().filter(|c| !c.filter_only).map(|c| c.quantifier) {
         Some(Quantifier::Exists) => " Allowed",
         Some(Quantifier::NotExists) => " Forbidden",
         Some(Quantifier::Forall) => " Required",
@@ -137,7 +137,7 @@ pub fn herd_text(r: &TestResult) -> String {
         _ => (r.positive, r.negative),
     };
     let _ = writeln!(o, "Positive: {pos} Negative: {neg}");
-    if let Some(c) = &r.condition {
+    if let Some(c) = r.condition.as_ref().filter(|c| !c.filter_only) {
         let _ = writeln!(o, "Condition {}", condition_text(c));
     }
     let _ = writeln!(

@@ -1,5 +1,6 @@
 //! Dat3M's PTX instructions: `ld`, `st`, `atom`, `red`, `fence`, `bar`, the
-//! proxy forms (`cold`, `sust`, `suld`, `tld`, `fence.proxy.*`) and register
+//! proxy forms (`cold`, `sust`, `suld`, `tld`, `suatom`, `sured`,
+//! `fence.proxy.*`) and register
 //! arithmetic, each as the statements the interpreter runs plus its
 //! attributes for the `ptx6.0` / `ptx7.5` models (docs/gpu-models.md).
 
@@ -41,7 +42,7 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
             "texture" if head == "fence" => op.proxy = Proxy::Texture,
             "sync" | "arrive" if head == "bar" => {}
             "exch" | "add" | "sub" | "cas" | "and" | "or" | "xor" | "min" | "max" | "inc" | "dec"
-                if head == "atom" || head == "red" =>
+                if matches!(head, "atom" | "red" | "suatom" | "sured") =>
             {
                 rmw = Some(p)
             }
@@ -107,7 +108,11 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
             };
             Ok((vec![s], Some(op)))
         }
-        "atom" | "red" => {
+        "atom" | "red" | "suatom" | "sured" => {
+            // suatom and sured are atom and red through the surface proxy.
+            if head.starts_with("su") {
+                op.proxy = Proxy::Surface;
+            }
             // An atom or red is always strong: relaxed unless it says more.
             if !sem_seen {
                 op.order = GpuOrder::Relaxed;
@@ -121,7 +126,7 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
             let Some(kind) = rmw else {
                 return Err(cx.error(format!("`{}` names no operation (exch, add, cas, ...)", cx.mnemonic)));
             };
-            let red = head == "red";
+            let red = head.ends_with("red");
             let first = usize::from(!red);
             let want = if kind == "cas" { 3 } else { 2 } + first;
             let form = match (red, kind == "cas") {

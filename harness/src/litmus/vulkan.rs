@@ -1,5 +1,6 @@
-//! Dat3M's Vulkan instructions: `ld`, `st`, `rmw` (atomic or not, with
-//! semantics, storage classes and availability / visibility), `membar`,
+//! Dat3M's Vulkan instructions: `ld` and `st` (atomic or not), `rmw`
+//! (always atomic), each with semantics, storage classes and availability /
+//! visibility, `membar`,
 //! `cbar`, `avdevice`, `visdevice` and register arithmetic, each as the
 //! statements the interpreter runs plus its attributes for the `vulkan`
 //! models (docs/gpu-models.md).
@@ -20,8 +21,10 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
     let mut op = GpuOp::default();
     let mut rmw: Option<&str> = None;
     for &p in &parts[1..] {
+        // One digit only: `semsc01` is not storage class 1.
         let class = |prefix: &str| {
             p.strip_prefix(prefix)
+                .filter(|n| n.len() == 1)
                 .and_then(|n| n.parse::<u8>().ok())
                 .filter(|n| *n < 4)
         };
@@ -39,6 +42,8 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
             "semav" => op.semav = true,
             "semvis" => op.semvis = true,
             "nonpriv" => op.nonpriv = true,
+            // Dat3M's older grammar: the semantics of both storage classes.
+            "semsc01" => op.semsc |= 0b11,
             "add" | "sub" | "and" | "or" | "xor" | "min" | "max" | "exch" if head == "rmw" => rmw = Some(p),
             _ => {
                 if let Some(n) = class("semsc") {
@@ -50,6 +55,12 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
                 }
             }
         }
+    }
+    // An rmw is atomic with or without `.atom` (Dat3M tags every `rmw`
+    // atomic; its Khronos translations write both `rmw.dv.sc0` and
+    // `rmw.atom.dv.sc0`).
+    if head == "rmw" {
+        op.atomic = true;
     }
     // Atomics and availability / visibility operations are non-private.
     if op.atomic || op.av || op.vis {
@@ -96,6 +107,12 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
                 return Err(cx.error(format!("a load cannot release or be available (`{}`)", cx.mnemonic)));
             }
             let reg = cx.reg(0)?;
+            // `ld.sc0 r0, 1` (Dat3M's grammar: a load of a constant): no
+            // memory access, the register takes the value.
+            if cx.args[1].parse::<i64>().is_ok() {
+                let value = cx.value(1)?;
+                return Ok((vec![cx.stmt(StmtKind::AssignReg { name: reg, value })], None));
+            }
             let (addr, vaddr) = cx.addr(1)?;
             op.vaddr = Some(vaddr);
             let s = if op.atomic {
@@ -125,10 +142,7 @@ pub fn decode(cx: &Decode<'_>) -> Result<(Vec<Stmt>, Option<GpuOp>), ParseError>
             Ok((vec![s], Some(op)))
         }
         "rmw" => {
-            if !op.atomic {
-                return Err(cx.error("an rmw is atomic (`rmw.atom...`)"));
-            }
-            cx.arity(3, "rmw.atom... REG, LOCATION, VALUE")?;
+            cx.arity(3, "rmw[.atom]... REG, LOCATION, VALUE")?;
             let reg = cx.reg(0)?;
             let (addr, vaddr) = cx.addr(1)?;
             op.vaddr = Some(vaddr);

@@ -77,6 +77,7 @@ fn sb_tree() {
             pos: p(11, 1),
             vars: vec![(reg(0, "r0"), p(11, 9)), (reg(1, "r0"), p(11, 19))],
             filter: None,
+            filter_only: false,
         }),
         gpu: None,
     };
@@ -231,6 +232,7 @@ P1@block 1, device 0 (global atomic_int* x, local atomic_int* y) {
                 (loc("y", 0), p(13, 32)),
             ],
             filter: None,
+            filter_only: false,
         }),
         gpu: None,
     };
@@ -308,6 +310,7 @@ forall (0:r1 = 1 /\\ P0:r2 != 1)
             pos: p(8, 1),
             vars: vec![(reg(0, "r1"), p(8, 9)), (reg(0, "r2"), p(8, 21))],
             filter: None,
+            filter_only: false,
         })
     );
 }

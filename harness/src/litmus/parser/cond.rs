@@ -44,6 +44,7 @@ impl Parser {
             pos,
             vars,
             filter: None,
+            filter_only: false,
         })
     }
 

@@ -133,7 +133,7 @@ impl TestResult {
     /// failed, was cut short, or explored one shard, before the answer was
     /// known.
     pub fn verdict(&self) -> Option<bool> {
-        let c = self.condition.as_ref()?;
+        let c = self.condition.as_ref().filter(|c| !c.filter_only)?;
         if !self.failures.is_empty() || self.no_answer.is_some() {
             return None;
         }
