@@ -17,47 +17,67 @@ pub(super) type Reads = [(EventId, Vec<EventId>)];
 /// candidates. The first read varies fastest (as an odometer would).
 pub(super) struct RfChoices {
     pub(super) pick: Vec<usize>,
+    /// Each read's first (read, candidate) number.
+    offset: Vec<usize>,
+    /// Whether two (read, candidate) numbers conflict, row by row.
+    conflicts: Vec<bool>,
+    /// How many (read, candidate) numbers there are.
+    width: usize,
 }
 
 impl RfChoices {
-    /// The first choice without a conflicting pair (`conflict` says whether
-    /// two (read, write) choices conflict), or `None` when there is none.
+    /// The first choice of `reads` without a conflicting pair (`conflict`
+    /// says whether two (read, write) choices conflict; it is asked once
+    /// per pair here), or `None` when there is none.
     pub(super) fn first(
         reads: &Reads,
         conflict: &dyn Fn((EventId, EventId), (EventId, EventId)) -> bool,
     ) -> Option<Self> {
+        let mut offset = Vec::with_capacity(reads.len());
+        let mut width = 0;
+        for (_, c) in reads {
+            offset.push(width);
+            width += c.len();
+        }
+        let mut conflicts = vec![false; width * width];
+        for (k, (rk, ck)) in reads.iter().enumerate() {
+            for (j, (rj, cj)) in reads.iter().enumerate().skip(k + 1) {
+                for (a, &wa) in ck.iter().enumerate() {
+                    for (b, &wb) in cj.iter().enumerate() {
+                        if conflict((*rk, wa), (*rj, wb)) {
+                            let (x, y) = (offset[k] + a, offset[j] + b);
+                            conflicts[x * width + y] = true;
+                            conflicts[y * width + x] = true;
+                        }
+                    }
+                }
+            }
+        }
         let mut c = RfChoices {
             pick: vec![0; reads.len()],
+            offset,
+            conflicts,
+            width,
         };
-        c.settle(reads.len(), reads, conflict).then_some(c)
+        c.settle(reads.len(), reads).then_some(c)
     }
 
     /// Steps to the next choice without a conflicting pair; false after
     /// the last.
-    pub(super) fn next(
-        &mut self,
-        reads: &Reads,
-        conflict: &dyn Fn((EventId, EventId), (EventId, EventId)) -> bool,
-    ) -> bool {
+    pub(super) fn next(&mut self, reads: &Reads) -> bool {
         if reads.is_empty() {
             return false;
         }
         self.pick[0] += 1;
-        self.settle(1, reads, conflict)
+        self.settle(1, reads)
     }
 
     /// Reads `level..` hold a choice without conflicts among them, and
     /// read `level - 1` holds the candidate to try next: searches (the
     /// last read outermost) for the next whole choice without conflicts;
     /// false when none is left.
-    fn settle(
-        &mut self,
-        mut level: usize,
-        reads: &Reads,
-        conflict: &dyn Fn((EventId, EventId), (EventId, EventId)) -> bool,
-    ) -> bool {
+    fn settle(&mut self, mut level: usize, reads: &Reads) -> bool {
         let n = reads.len();
-        let choice = |p: &[usize], k: usize| (reads[k].0, reads[k].1[p[k]]);
         loop {
             if level == 0 {
                 return true;
@@ -74,7 +94,8 @@ impl RfChoices {
                 level += 1;
                 continue;
             }
-            let ok = (k + 1..n).all(|j| !conflict(choice(&self.pick, j), choice(&self.pick, k)));
+            let row = (self.offset[k] + self.pick[k]) * self.width;
+            let ok = (k + 1..n).all(|j| !self.conflicts[row + self.offset[j] + self.pick[j]]);
             if ok {
                 level -= 1;
                 if level > 0 {

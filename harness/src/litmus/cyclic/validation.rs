@@ -136,7 +136,7 @@ pub(super) fn validate(
         // its coherence and the RMWs' atomicity leave under this rf:
         // gpu_orders.rs; none, and no graph, when they leave none).
         let Some(mut perms) = orders.start(&g, &locs) else {
-            if !rf.next(&reads, &conflict) {
+            if !rf.next(&reads) {
                 return Ok(());
             }
             continue;
@@ -218,7 +218,7 @@ pub(super) fn validate(
                 break;
             }
         }
-        if !rf.next(&reads, &conflict) {
+        if !rf.next(&reads) {
             return Ok(());
         }
     }

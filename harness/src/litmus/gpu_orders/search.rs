@@ -53,8 +53,6 @@ pub(super) struct Search {
     /// The location's writes, sorted (the first order tried is this one
     /// when it is allowed, as with every permutation).
     writes: Vec<EventId>,
-    /// Each write's index in `writes`.
-    index: HashMap<EventId, usize>,
     /// Per write, the writes that must come before it (coherence).
     before: Vec<Mask>,
     rmws: Vec<Rmw>,
@@ -100,9 +98,15 @@ impl Search {
                     .copied()
                     .chain([EventId::INIT])
                     .map(|w| {
+                        // Also the writes coherence puts after its write
+                        // or before `w`: they cannot be in between either,
+                        // and so the chains and conflicts see them.
+                        let w_at = index.get(&w).copied();
                         let mut forbidden = 0;
                         for (i, &x) in writes.iter().enumerate() {
-                            if x != w && i != write && a.between_rejected(read, w, x, wr) {
+                            let forced_out =
+                                before[i] & (1 << write) != 0 || w_at.is_some_and(|j| before[j] & (1 << i) != 0);
+                            if x != w && i != write && (forced_out || a.between_rejected(read, w, x, wr)) {
                                 forbidden |= 1 << i;
                             }
                         }
@@ -117,7 +121,7 @@ impl Search {
                         }
                         // Its write must come after `w`, and coherence puts
                         // it before (a write po-after the RMW).
-                        if after && index.get(&w).is_some_and(|&i| before[i] & (1 << write) != 0) {
+                        if after && w_at.is_some_and(|i| before[i] & (1 << write) != 0) {
                             bound.impossible.insert((read, w));
                         }
                         (forbidden, after)
@@ -136,7 +140,6 @@ impl Search {
             .collect();
         Search {
             writes,
-            index,
             before,
             rmws,
             order: Vec::new(),
@@ -154,7 +157,8 @@ impl Search {
                 _ => None,
             };
             // A write of another location or none: nothing is asked.
-            r.reads = w.and_then(|w| self.index.get(&w).copied());
+            // (A linear scan: a few writes, and this runs per rf choice.)
+            r.reads = w.and_then(|w| self.writes.iter().position(|&x| x == w));
             r.reads_init = w.is_some_and(|w| w.is_init());
             (r.forbidden, r.after) = match (r.reads, r.reads_init) {
                 (Some(i), _) => r.demands[i],
@@ -167,22 +171,28 @@ impl Search {
         // RMWs reading one write, or a chain that closes on itself, leave
         // no order (the search would find none either, but only after
         // trying the other writes' orders).
-        let mut next: HashMap<Option<usize>, usize> = HashMap::new();
+        // The chain links (write read, `None` for the initial write; the
+        // bound RMW's write), each read by one bound RMW at most.
+        let mut next: Vec<(Option<usize>, usize)> = Vec::new();
         for r in &self.rmws {
             if !(r.reads.is_some() || r.reads_init) || !r.after {
                 continue;
             }
             let others = all & !(1 << r.write) & !r.reads.map_or(0, |w| 1 << w);
-            if r.forbidden == others && next.insert(r.reads, r.write).is_some() {
-                return None;
+            if r.forbidden == others {
+                if next.iter().any(|&(from, _)| from == r.reads) {
+                    return None;
+                }
+                next.push((r.reads, r.write));
             }
         }
-        for &first in next.keys() {
+        let link = |at: Option<usize>| next.iter().find(|&&(from, _)| from == at).map(|&(_, to)| to);
+        for &(first, _) in &next {
             let mut at = first;
             for _ in 0..=n {
-                match next.get(&at) {
-                    Some(&w) if Some(w) == first => return None,
-                    Some(&w) => at = Some(w),
+                match link(at) {
+                    Some(w) if Some(w) == first => return None,
+                    Some(w) => at = Some(w),
                     None => break,
                 }
             }
