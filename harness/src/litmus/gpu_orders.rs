@@ -1,8 +1,10 @@
 //! The orders of each location's writes that the po ∪ rf-cyclic
 //! enumeration (`cyclic.rs`'s `validate`) tries under a GPU model: only
 //! those that keep a thread's writes in program order where the model
-//! forces it, instead of every permutation; and a cheap check of each
-//! RMW's atomicity before the model's judge ([`Orders::atomic_ok`]).
+//! forces it and each RMW's atomicity under the rf choice tried
+//! ([`Atomicity`], found by [`search`]), instead of every permutation; and
+//! what the rf choices can know beforehand ([`Bound`]: pairs of RMWs
+//! reading writes that leave no order).
 //!
 //! Two writes of one thread to one location, `a` before `b` in po, must be
 //! in that order in mo when
@@ -20,8 +22,9 @@
 //! so the consistent executions are the same; `tests/litmus_gpu_orders.rs`
 //! checks it by running the public tests with [`EVERY_ORDER`] set too and
 //! comparing every outcome and count. A location with more
-//! than [`MAX_WRITES`] writes keeps every permutation (the list of orders
-//! is built up front).
+//! than [`MAX_WRITES`] writes keeps every permutation, and its RMWs'
+//! atomicity is checked on each graph before the judge
+//! ([`Orders::atomic_ok`]).
 
 use super::gpu_model::GpuModel;
 use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};

@@ -107,3 +107,56 @@ impl RfChoices {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn w(t: u32, i: u32) -> EventId {
+        EventId::new(t, i)
+    }
+
+    /// Every choice, as (read, write) lists, that the enumeration gives.
+    fn all(reads: &Reads, conflict: &dyn Fn((EventId, EventId), (EventId, EventId)) -> bool) -> Vec<Vec<EventId>> {
+        let mut out = Vec::new();
+        let Some(mut c) = RfChoices::first(reads, conflict) else {
+            return out;
+        };
+        loop {
+            out.push(reads.iter().zip(&c.pick).map(|((_, ws), &p)| ws[p]).collect());
+            if !c.next(reads) {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn every_choice_without_a_conflict_once() {
+        let reads = vec![
+            (w(1, 0), vec![w(2, 1), w(3, 1)]),
+            (w(2, 0), vec![w(1, 1), w(3, 1), EventId::INIT]),
+            (w(3, 0), vec![w(1, 1), w(2, 1)]),
+        ];
+        let none = all(&reads, &|_, _| false);
+        assert_eq!(none.len(), 12);
+        assert_eq!(none.iter().collect::<BTreeSet<_>>().len(), 12);
+        // The first read varies fastest, as the odometer did.
+        assert_eq!(none[0], vec![w(2, 1), w(1, 1), w(1, 1)]);
+        assert_eq!(none[1], vec![w(3, 1), w(1, 1), w(1, 1)]);
+        // Reads 0 and 2 may not read one write: (w(2,1), w(2,1)) goes, with
+        // its 3 choices of read 1.
+        let clash = |(a, wa): (EventId, EventId), (b, wb): (EventId, EventId)| {
+            let pair = [a, b].contains(&w(1, 0)) && [a, b].contains(&w(3, 0));
+            pair && wa == wb
+        };
+        let some = all(&reads, &clash);
+        assert_eq!(some.len(), 9);
+        assert!(some.iter().all(|c| !(c[0] == w(2, 1) && c[2] == w(2, 1))));
+        // A read with no candidate left under every choice: none at all.
+        let every = |_: (EventId, EventId), _: (EventId, EventId)| true;
+        assert!(all(&reads, &every).is_empty());
+        // No reads: one empty choice.
+        assert_eq!(all(&[], &clash), vec![Vec::<EventId>::new()]);
+    }
+}
