@@ -491,9 +491,10 @@ fn litmus(args: LitmusArgs) -> ExitCode {
                     break;
                 }
                 let outcome = run_job(&jobs[k], opts);
-                let row = model_of(&jobs[k], &outcome).and_then(|m| expect::find(rows, &jobs[k].file, m));
+                let model = model_of(&jobs[k], &outcome);
+                let row = model.and_then(|m| expect::find(rows, &jobs[k].file, m));
                 let progress = cli::liveness::wanted(given, row);
-                let liveness = match std::panic::catch_unwind(|| cli::liveness::run(&jobs[k].file, &progress)) {
+                let liveness = match std::panic::catch_unwind(|| cli::liveness::run(&jobs[k].file, model, &progress)) {
                     Ok(found) => found,
                     Err(p) => {
                         let m = scopecheck_instrument::rt::panic_message(&*p);

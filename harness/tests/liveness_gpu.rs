@@ -98,6 +98,7 @@ fn witness_of_a_barrier_and_of_a_livelock() {
             blocked: w.blocked.clone(),
             starved: Vec::new(),
             finished: Vec::new(),
+            keeps_reading: Vec::new(),
         }
     );
     assert_eq!(

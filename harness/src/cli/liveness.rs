@@ -4,6 +4,7 @@
 
 use scopecheck::litmus::expect::{self, Expectation};
 use scopecheck::litmus::liveness::{self, Liveness, ProgressModel};
+use scopecheck::litmus::LitmusModel;
 use serde_json::{json, Map, Value as Json};
 use std::path::Path;
 
@@ -19,12 +20,17 @@ pub fn wanted(given: &[ProgressModel], row: Option<&Expectation>) -> Vec<Progres
     row.map(expect::progress_of).unwrap_or_default()
 }
 
-/// Checks `file` under each model of `progress`.
-pub fn run(file: &Path, progress: &[ProgressModel]) -> Found {
+/// Checks `file` under each model of `progress`, and under the job's
+/// model when it is a hardware model (else the dialect's default).
+pub fn run(file: &Path, model: Option<LitmusModel>, progress: &[ProgressModel]) -> Found {
     if progress.is_empty() {
         return Vec::new();
     }
-    liveness::check_path(file, progress)
+    let gpu = match model {
+        Some(LitmusModel::Gpu(m)) => Some(m),
+        _ => None,
+    };
+    liveness::check_path_under(file, gpu, progress)
 }
 
 /// The answers as `--expect` compares them.

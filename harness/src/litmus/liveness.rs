@@ -37,7 +37,8 @@
 //! violation found here is one under every model. What SC cannot show is a
 //! spin that only weak memory makes endless (a read that may keep seeing a
 //! stale value because coherence leaves two writes unordered, as PTX's weak
-//! accesses do); such tests are answered as SC answers them.
+//! accesses do): when the interleavings show no violation, the search under
+//! the hardware model (`liveness_weak.rs`) looks for one.
 //!
 //! The state space is explored explicitly (every reachable state once),
 //! so loops are not unrolled; a test with more than [`MAX_STATES`] states
@@ -45,6 +46,7 @@
 
 use super::ast::*;
 use super::gpu::{Dialect, GpuCode, Item, Operand};
+use super::gpu_model::GpuModel;
 use scopecheck_checker::model::gpu::GpuKind;
 use std::collections::HashMap;
 use std::fmt;
@@ -124,6 +126,8 @@ pub struct Liveness {
     pub witness: Option<Witness>,
     /// States explored.
     pub states: usize,
+    /// What the search under the hardware model did.
+    pub weak: WeakSearch,
 }
 
 /// A schedule that never ends.
@@ -139,6 +143,11 @@ pub struct Witness {
     pub starved: Vec<(u32, Option<Pos>)>,
     /// Threads that finished.
     pub finished: Vec<u32>,
+    /// For a spin only weak memory makes endless (found under the hardware
+    /// model, `liveness_weak.rs`): the reads the spinning threads keep
+    /// making, each of a co-maximal write. Empty for a sequentially
+    /// consistent witness.
+    pub keeps_reading: Vec<KeptRead>,
 }
 
 impl Liveness {
@@ -146,8 +155,14 @@ impl Liveness {
     pub fn text(&self, file: &str) -> String {
         match &self.witness {
             None => format!(
-                "Liveness under {}: Ok (every execution ends; {} states)",
-                self.progress, self.states
+                "Liveness under {}: Ok (every execution ends; {} states{})",
+                self.progress,
+                self.states,
+                match &self.weak {
+                    WeakSearch::Done(n) => format!("; {n} executions under the memory model"),
+                    WeakSearch::Skipped(why) => format!("; no search under the memory model: {why}"),
+                    WeakSearch::NotNeeded => String::new(),
+                }
             ),
             Some(w) => format!("Liveness under {}: No ({})", self.progress, w.text(file)),
         }
@@ -159,7 +174,26 @@ impl Witness {
     pub fn text(&self, file: &str) -> String {
         let mut parts = Vec::new();
         for (t, p) in &self.spinning {
-            parts.push(format!("P{t} spins forever in the loop at {file}:{}", p.line));
+            let mut s = format!("P{t} spins forever in the loop at {file}:{}", p.line);
+            let reads: Vec<String> = self
+                .keeps_reading
+                .iter()
+                .filter(|r| r.thread == *t)
+                .map(|r| {
+                    let from = match r.writer {
+                        None => "the initial value".to_string(),
+                        Some((w, line)) => format!("P{w}'s write at line {line}"),
+                    };
+                    format!("{} = {} ({from}, co-last)", r.loc, r.value)
+                })
+                .collect();
+            if !reads.is_empty() {
+                s.push_str(&format!(
+                    ", reading {} forever under the memory model",
+                    reads.join(", ")
+                ));
+            }
+            parts.push(s);
         }
         for (t, p) in &self.blocked {
             parts.push(format!("P{t} waits forever at the barrier at {file}:{}", p.line));
@@ -186,7 +220,8 @@ impl Witness {
     }
 }
 
-/// Decides liveness of a parsed GPU test under `progress`. Errors carry a
+/// Decides liveness of a parsed GPU test under `progress` and the
+/// dialect's default hardware model (`ptx7.5`, `vulkan`). Errors carry a
 /// position in the test (an instruction the check cannot run) or none.
 pub fn check(test: &Test, progress: ProgressModel) -> Result<Liveness, (Option<Pos>, String)> {
     check_limited(test, progress, MAX_STATES)
@@ -198,25 +233,63 @@ pub fn check_limited(
     progress: ProgressModel,
     max_states: usize,
 ) -> Result<Liveness, (Option<Pos>, String)> {
+    check_under(test, progress, None, max_states)
+}
+
+/// [`check`] under the hardware model `model` (`None`: the dialect's
+/// default), exploring at most `max_states` states.
+pub fn check_under(
+    test: &Test,
+    progress: ProgressModel,
+    model: Option<GpuModel>,
+    max_states: usize,
+) -> Result<Liveness, (Option<Pos>, String)> {
     let gpu = test.gpu.as_deref().ok_or((
         None,
         "liveness (--progress) is checked for PTX and Vulkan tests only".to_string(),
     ))?;
+    let model = model.unwrap_or_else(|| GpuModel::default_for(gpu.dialect));
+    if model.dialect() != gpu.dialect {
+        return Err((
+            None,
+            format!(
+                "liveness under {} judges {:?} tests only, not this one",
+                model.name(),
+                model.dialect()
+            ),
+        ));
+    }
     let prog = Prog::new(test, gpu)?;
     let space = prog.explore(max_states)?;
-    let witness = prog.search(&space, progress);
+    // Sequentially consistent executions first (they find livelocks with
+    // side effects too); then the spins only weak memory makes endless.
+    let (witness, weak) = match prog.search(&space, progress) {
+        Some(w) => (Some(w), WeakSearch::NotNeeded),
+        None => prog.weak_search(test, model, progress)?,
+    };
     Ok(Liveness {
         progress,
         live: witness.is_none(),
         witness,
         states: space.states.len(),
+        weak,
     })
 }
 
 /// Reads, parses and checks the test at `path` under each model in
-/// `progress`; an error is `file:line:col: what` (or `file: what`).
+/// `progress` and the dialect's default hardware model; an error is
+/// `file:line:col: what` (or `file: what`).
 pub fn check_path(
     path: &std::path::Path,
+    progress: &[ProgressModel],
+) -> Vec<(ProgressModel, Result<Liveness, String>)> {
+    check_path_under(path, None, progress)
+}
+
+/// [`check_path`] under the hardware model `model` (`None`: the dialect's default).
+pub fn check_path_under(
+    path: &std::path::Path,
+    model: Option<GpuModel>,
     progress: &[ProgressModel],
 ) -> Vec<(ProgressModel, Result<Liveness, String>)> {
     let file = path.display().to_string();
@@ -227,7 +300,7 @@ pub fn check_path(
         .iter()
         .map(|&p| {
             let r = test.as_ref().map_err(Clone::clone).and_then(|t| {
-                check(t, p).map_err(|(pos, m)| match pos {
+                check_under(t, p, model, MAX_STATES).map_err(|(pos, m)| match pos {
                     Some(pos) => format!("{file}:{pos}: {m}"),
                     None => format!("{file}: {m}"),
                 })
@@ -598,3 +671,7 @@ use exec::{scan_item, Exec};
 
 #[path = "liveness_search.rs"]
 mod search;
+
+#[path = "liveness_weak.rs"]
+mod weak;
+pub use weak::{KeptRead, WeakSearch};

@@ -45,7 +45,7 @@ pub(super) fn scan_item(
     }
 }
 
-fn stmt_names(s: &Stmt, out: &mut Vec<(bool, String)>) {
+pub(super) fn stmt_names(s: &Stmt, out: &mut Vec<(bool, String)>) {
     match &s.kind {
         StmtKind::Decl { name, init, .. } => {
             out.push((false, name.clone()));

@@ -10,7 +10,7 @@ use super::{Prog, ProgressModel, Space, State, Witness};
 
 /// What a thread does forever in a candidate.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Class {
+pub(super) enum Class {
     /// Finished.
     Done,
     /// Blocked at a barrier that never completes.
@@ -85,7 +85,7 @@ impl Prog<'_> {
     /// Whether the progress model lets the starved threads starve: some
     /// assignment of progress to the hierarchy's nodes meets the model's
     /// rules with no starved thread having progress.
-    fn allowed(&self, s: &State, cls: &[Class], model: ProgressModel) -> bool {
+    pub(super) fn allowed(&self, s: &State, cls: &[Class], model: ProgressModel) -> bool {
         let all: Vec<usize> = (0..self.code.len()).collect();
         self.group_ok(s, &all, 0, cls, model)
     }
@@ -150,6 +150,7 @@ impl Prog<'_> {
             blocked: Vec::new(),
             starved: Vec::new(),
             finished: Vec::new(),
+            keeps_reading: Vec::new(),
         };
         for (t, c) in cls.iter().enumerate() {
             let code = &self.code[t];
