@@ -5,6 +5,14 @@
 //!   reads; the hand-derived 3,150 executions, complete. With every
 //!   permutation (40,320 per set of values read) the enumeration ran out of
 //!   its 2,000,000-graph budget and said it was incomplete.
+//! - corpus/gpu-spin: three threads spinning on exchanges of one location
+//!   (PTX and Vulkan; bound by atomicity, and with one thread in another
+//!   CTA or workgroup, where it does not bind). At the default unroll they
+//!   are complete with the counts below; before the orders were generated
+//!   from the RMWs' atomicity (the rf choices and orders filtered instead)
+//!   each ran out of the 2,000,000-graph budget and said it was
+//!   incomplete. At unroll 1 every permutation (no pre-check, every rf
+//!   choice, [`EVERY_ORDER`]) finishes too and must give the same result.
 //! - the cross-check: every public PTX and Vulkan test (outside this
 //!   repository, see litmus_gpu.rs) that completes with every permutation
 //!   ([`EVERY_ORDER`]) gives the same outcomes, counts and races with the
@@ -78,6 +86,39 @@ fn orders_pruned_exactly() {
         checked += 1;
     }
     assert_eq!(checked, 6);
+
+    // Own spin loops: complete, exact counts at the default unroll, and
+    // the same as with every order at unroll 1.
+    let spin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-spin");
+    let runs = [
+        // file, model, executions (unroll 2, unroll 1), racy at unroll 2
+        ("swap3-vulkan.litmus", "vulkan", 12, 8, 0),
+        ("swap3-vulkan.litmus", "vulkan-nochains", 12, 8, 0),
+        ("swap3-vulkan-wg.litmus", "vulkan", 192, 87, 192),
+        ("swap3-ptx.litmus", "ptx6.0", 12, 8, 0),
+        ("swap3-ptx.litmus", "ptx7.5", 12, 8, 0),
+        ("swap3-ptx-cta.litmus", "ptx6.0", 300, 150, 0),
+        ("swap3-ptx-cta.litmus", "ptx7.5", 300, 150, 0),
+    ];
+    for (file, model, n2, n1, racy) in runs {
+        let path = spin.join(file);
+        let with = |unroll: u32| Options {
+            model: Some(model.parse::<LitmusModel>().unwrap()),
+            unroll,
+            ..Options::default()
+        };
+        let r = check_file(&path, &with(2)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        assert!(r.complete, "{file} {model}: {:?}", r.incomplete_reason);
+        assert_eq!((r.executions, r.racy_executions), (n2, racy), "{file} {model}");
+        assert_eq!(r.verdict(), Some(true), "{file} {model}: exists x == 0");
+        let pruned = check_file(&path, &with(1)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        EVERY_ORDER.store(true, Ordering::Relaxed);
+        let all = check_file(&path, &with(1)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        EVERY_ORDER.store(false, Ordering::Relaxed);
+        assert!(all.complete && pruned.complete, "{file} {model} at unroll 1");
+        assert_eq!(pruned.executions, n1, "{file} {model} at unroll 1");
+        assert_eq!(summary(&pruned), summary(&all), "{file} {model} at unroll 1");
+    }
 
     // The cross-check on the public tests.
     let Some(dir) = corpus() else { return };

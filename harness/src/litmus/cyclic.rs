@@ -53,6 +53,7 @@ use std::time::Instant;
 
 mod domains;
 mod result;
+mod rf_choices;
 mod validation;
 
 use domains::{constants, writes_computed_values, written_by_ways};

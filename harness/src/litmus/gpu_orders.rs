@@ -1,8 +1,10 @@
 //! The orders of each location's writes that the po ∪ rf-cyclic
 //! enumeration (`cyclic.rs`'s `validate`) tries under a GPU model: only
 //! those that keep a thread's writes in program order where the model
-//! forces it, instead of every permutation; and a cheap check of each
-//! RMW's atomicity before the model's judge ([`Orders::atomic_ok`]).
+//! forces it and each RMW's atomicity under the rf choice tried
+//! ([`Atomicity`], found by [`search`]), instead of every permutation; and
+//! what the rf choices can know beforehand ([`Bound`]: pairs of RMWs
+//! reading writes that leave no order).
 //!
 //! Two writes of one thread to one location, `a` before `b` in po, must be
 //! in that order in mo when
@@ -20,38 +22,98 @@
 //! so the consistent executions are the same; `tests/litmus_gpu_orders.rs`
 //! checks it by running the public tests with [`EVERY_ORDER`] set too and
 //! comparing every outcome and count. A location with more
-//! than [`MAX_WRITES`] writes keeps every permutation (the list of orders
-//! is built up front).
+//! than [`MAX_WRITES`] writes keeps every permutation, and its RMWs'
+//! atomicity is checked on each graph before the judge
+//! ([`Orders::atomic_ok`]).
 
 use super::gpu_model::GpuModel;
 use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::{GpuEnv, GpuOp, GpuOrder, Proxy};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+mod search;
 
 /// When set, every permutation of every location's writes is tried, as
 /// before this pruning: the cross-check of `tests/litmus_gpu_orders.rs`
 /// (the checker's self-test, not a user setting).
 pub static EVERY_ORDER: AtomicBool = AtomicBool::new(false);
 
-/// Writes of one location whose orders are listed up front, at most (8! =
-/// 40,320 permutations to filter).
-pub const MAX_WRITES: usize = 8;
+/// Writes of one location whose orders are searched ([`search`]), at most
+/// (the search keeps sets of writes as 64-bit masks); a location with more
+/// keeps every permutation and the check of [`Orders::atomic_ok`].
+pub const MAX_WRITES: usize = 64;
 
 /// The write orders to try, location by location, with the one tried now.
 pub struct Orders {
-    /// Per location, the orders allowed (`None`: every permutation, walked
-    /// lexicographically in place).
-    allowed: Vec<Option<Vec<Vec<EventId>>>>,
-    pick: Vec<usize>,
+    /// Per location: its writes, and how its orders are found.
+    locs: Vec<LocOrders>,
     /// The RMWs' atomicity, when checked before the judge ([`Atomicity`]).
     atomicity: Option<Atomicity>,
+    /// What the rf choices can know before any order is tried.
+    bound: Bound,
+}
+
+/// What the rf choices can know before any order is tried, from each
+/// (RMW read, write it reads) pair and from each two of them
+/// ([`Atomicity`] says why each holds).
+#[derive(Clone, Default)]
+pub struct Bound {
+    /// The pairs whose RMW's write must come after the write it reads in mo.
+    after: HashSet<(EventId, EventId)>,
+    /// (RMW read, write it reads, write `x`): `x` may not come between
+    /// them in mo. When every other write of the location is so, the RMW
+    /// is bound to the write it reads: it follows it immediately.
+    forbids: HashSet<(EventId, EventId, EventId)>,
+    /// The pairs that leave no order: the RMW's write must come after the
+    /// write it reads, and coherence puts it before (its thread's write,
+    /// po-after it).
+    impossible: HashSet<(EventId, EventId)>,
+    /// Each RMW's write part, by its read part.
+    write_of: HashMap<EventId, EventId>,
+}
+
+impl Bound {
+    /// Whether the read `r` may read `w` at all (see [`Bound::impossible`]).
+    pub fn possible(&self, r: EventId, w: EventId) -> bool {
+        !self.impossible.contains(&(r, w))
+    }
+
+    /// Whether the RMW reads `a` and `b`, reading the writes `wa` and `wb`,
+    /// leave no order, both writes having to come after the write each
+    /// reads: both read one write and neither's write may come between it
+    /// and the other's (two RMWs bound to one write, for example); or each
+    /// reads the other's write. The rf choices are enumerated without such
+    /// pairs.
+    pub fn conflict(&self, (a, wa): (EventId, EventId), (b, wb): (EventId, EventId)) -> bool {
+        if a == b || !self.after.contains(&(a, wa)) || !self.after.contains(&(b, wb)) {
+            return false;
+        }
+        let (Some(&ra), Some(&rb)) = (self.write_of.get(&a), self.write_of.get(&b)) else {
+            return false;
+        };
+        if wa == wb {
+            self.forbids.contains(&(a, wa, rb)) && self.forbids.contains(&(b, wb, ra))
+        } else {
+            wa == rb && wb == ra
+        }
+    }
+}
+
+/// How one location's orders are found.
+enum LocOrders {
+    /// Every permutation, walked lexicographically in place (not a GPU
+    /// model, [`EVERY_ORDER`], or more than [`MAX_WRITES`] writes); the
+    /// atomicity of its RMWs is checked on each graph by [`Orders::atomic_ok`].
+    Every(Loc),
+    /// Only the orders that keep the forced pairs and each RMW's atomicity
+    /// under the rf choice tried ([`search::Search`]).
+    Search(search::Search),
 }
 
 /// What an RMW's atomicity asks of the writes mo puts between the write it
-/// reads and its own write, checked on each graph before the model's judge
-/// (cheap: no closure). A graph it rejects is one the judge rejects:
+/// reads and its own write. A graph it rejects is one the judge rejects:
 /// - PTX `axiom-Atomicity`: a write `w'` morally strong with the RMW's read
 ///   and write, and (unless the RMW reads the initial write) with the write
 ///   it reads, lies between them in mo: then `fr` (`rf^-1; co`, co holding
@@ -60,14 +122,25 @@ pub struct Orders {
 /// - Vulkan `atomic`: such a `w'` of another thread, in `mutordatom` with
 ///   the RMW's write and (unless the RMW reads the initial write) with the
 ///   write it reads: `rf^-1; asmo` and the initial write's `fr` are in
-///   `fr`, so `(fre; (asmo & ext)) & rmw` is not empty.
+///   `fr`, so `(fre; (asmo & ext)) & rmw` is not empty;
+/// - Vulkan, `w'` of the RMW's own thread po-before it, in `mutordatom` with
+///   its write and (unless it reads the initial write) with the write it
+///   reads: `(r, w')` is in `fr` as above and `(w', r)` in `locord`
+///   (`hb & int & vloc`, `po ⊆ hb`), a cycle of `consistency-cycle`.
+///
+/// And the RMW's write may not come before the write `w` it reads in mo
+/// ([`Atomicity::reversed_rejected`]): PTX, when `w` is morally strong with
+/// the read and the write (`observation` from `w` to the read, which is
+/// `cause`-before the write: `po` in `cause-base`, same proxy and address,
+/// so `axiom-Coherence` wants `w` co-before the write); Vulkan, when `w`
+/// and the write are in `mutordatom` (`locord` from the read to the
+/// write, `asmo` back to `w`, `rf` to the read: `consistency-cycle`).
 struct Atomicity {
     model: GpuModel,
     /// Per RMW: its read, its write, and its location's writes with the
     /// pairs the rule relates (read-or-write part, other write) as a set.
     rmws: Vec<(EventId, EventId, Loc)>,
-    related: std::collections::HashSet<(EventId, EventId)>,
-    threads: HashMap<EventId, ThreadId>,
+    related: HashSet<(EventId, EventId)>,
 }
 
 impl Orders {
@@ -75,64 +148,70 @@ impl Orders {
     /// under `model`; with `model` `None` (not a GPU model), every
     /// permutation.
     pub fn new(base: &ExecutionGraph, model: Option<(GpuModel, &GpuEnv)>, locs: &[(Loc, Vec<EventId>)]) -> Orders {
-        let before = model
-            .filter(|_| !EVERY_ORDER.load(Ordering::Relaxed))
-            .map(|(m, env)| forced(base, m, env));
-        let allowed = locs
+        let model = model.filter(|_| !EVERY_ORDER.load(Ordering::Relaxed));
+        let before = model.map(|(m, env)| forced(base, m, env));
+        let atomicity = model.map(|(m, env)| Atomicity::of(base, m, env));
+        let mut bound = Bound::default();
+        let locs = locs
             .iter()
-            .map(|(_, ws)| {
-                let before = before.as_ref()?;
-                if ws.len() > MAX_WRITES {
-                    return None;
-                }
-                let mut p = ws.clone();
-                p.sort();
-                let mut out = Vec::new();
-                loop {
-                    let pos: HashMap<EventId, usize> = p.iter().enumerate().map(|(i, w)| (*w, i)).collect();
-                    let keeps = before
+            .map(|(loc, ws)| match (&before, &atomicity) {
+                (Some(before), Some(a)) if ws.len() <= MAX_WRITES => {
+                    let rmws: Vec<(EventId, EventId)> = a
+                        .rmws
                         .iter()
-                        .all(|(a, b)| !(pos.contains_key(a) && pos.contains_key(b)) || pos[a] < pos[b]);
-                    if keeps {
-                        out.push(p.clone());
-                    }
-                    if !next_permutation(&mut p) {
-                        break;
-                    }
+                        .filter(|(_, _, l)| l == loc)
+                        .map(|&(r, w, _)| (r, w))
+                        .collect();
+                    LocOrders::Search(search::Search::new(ws, before, rmws, a, &mut bound))
                 }
-                Some(out)
+                _ => LocOrders::Every(*loc),
             })
-            .collect::<Vec<_>>();
-        let atomicity = model
-            .filter(|_| !EVERY_ORDER.load(Ordering::Relaxed))
-            .map(|(m, env)| Atomicity::of(base, m, env));
-        Orders {
-            pick: vec![0; allowed.len()],
-            allowed,
-            atomicity,
-        }
+            .collect();
+        Orders { locs, atomicity, bound }
     }
 
-    /// The first order of every location (`locs` as given to [`new`](Self::new)).
-    pub fn first(&self, locs: &[(Loc, Vec<EventId>)]) -> Vec<Vec<EventId>> {
-        locs.iter()
-            .zip(&self.allowed)
-            .map(|((_, ws), a)| match a {
-                Some(list) => list.first().cloned().unwrap_or_default(),
-                None => {
+    /// What the rf choices can know before any order is tried.
+    pub fn bound(&self) -> &Bound {
+        &self.bound
+    }
+
+    /// The first order of every location (`locs` as given to
+    /// [`new`](Self::new)) for the rf of `g` (its reads' writes set), or
+    /// `None` when some location has no order its RMWs' atomicity allows
+    /// under that rf (the rf choice gives no consistent graph).
+    pub fn start(&mut self, g: &ExecutionGraph, locs: &[(Loc, Vec<EventId>)]) -> Option<Vec<Vec<EventId>>> {
+        let mut out = Vec::with_capacity(locs.len());
+        for ((_, ws), how) in locs.iter().zip(&mut self.locs) {
+            match how {
+                LocOrders::Every(_) => {
                     let mut v = ws.clone();
                     v.sort();
-                    v
+                    out.push(v);
                 }
-            })
-            .collect()
+                LocOrders::Search(s) => out.push(s.start(g)?),
+            }
+        }
+        Some(out)
     }
 
-    /// False when `g` (its rf and mo set) breaks an RMW's atomicity as
+    /// False when `g` (its rf and mo set) breaks the atomicity of an RMW
+    /// of a location whose orders are not searched (every permutation), as
     /// the model's judge would find ([`Atomicity`]); true decides nothing.
+    /// The searched locations' orders keep it already.
     pub fn atomic_ok(&self, g: &ExecutionGraph) -> bool {
         let Some(a) = &self.atomicity else { return true };
-        for &(r, wr, loc) in &a.rmws {
+        let every: Vec<Loc> = self
+            .locs
+            .iter()
+            .filter_map(|l| match l {
+                LocOrders::Every(loc) => Some(*loc),
+                LocOrders::Search(_) => None,
+            })
+            .collect();
+        if every.is_empty() {
+            return true;
+        }
+        for &(r, wr, loc) in a.rmws.iter().filter(|(_, _, l)| every.contains(l)) {
             let Some(rd) = g.event(r).as_read() else { continue };
             let w = rd.rf;
             let Some(d) = g.loc(loc) else { continue };
@@ -147,42 +226,27 @@ impl Orders {
                     _ => continue,
                 }
             };
-            for &x in &d.mo[start..end] {
-                let with_w = w.is_init() || a.related.contains(&(w, x));
-                let rule = match a.model {
-                    GpuModel::Ptx60 | GpuModel::Ptx75 => a.related.contains(&(r, x)),
-                    GpuModel::Vulkan | GpuModel::VulkanNoChains => a.threads.get(&x) != a.threads.get(&r),
-                };
-                if with_w && rule && a.related.contains(&(x, wr)) {
-                    return false;
-                }
+            if d.mo[start..end].iter().any(|&x| a.between_rejected(r, w, x, wr)) {
+                return false;
             }
         }
         true
     }
 
-    /// Whether some location has no allowed order (no graph to try).
-    pub fn none_left(&self) -> bool {
-        self.allowed.iter().any(|a| a.as_ref().is_some_and(Vec::is_empty))
-    }
-
     /// Steps `perms` to the next combination of orders (an odometer over
     /// the locations); false after the last, with `perms` back at the first.
     pub fn next(&mut self, perms: &mut [Vec<EventId>]) -> bool {
-        for (i, p) in perms.iter_mut().enumerate() {
-            match &self.allowed[i] {
-                Some(list) => {
-                    self.pick[i] += 1;
-                    if self.pick[i] < list.len() {
-                        p.clone_from(&list[self.pick[i]]);
+        for (p, how) in perms.iter_mut().zip(&mut self.locs) {
+            match how {
+                LocOrders::Search(s) => {
+                    if s.next() {
+                        s.current(p);
                         return true;
                     }
-                    self.pick[i] = 0;
-                    if let Some(f) = list.first() {
-                        p.clone_from(f);
-                    }
+                    s.restart();
+                    s.current(p);
                 }
-                None => {
+                LocOrders::Every(_) => {
                     if next_permutation(p) {
                         return true;
                     }
@@ -267,10 +331,8 @@ impl Atomicity {
                 acc.push((id, t, loc, write, order, op));
             }
         }
-        let mut related = std::collections::HashSet::new();
-        let mut threads = HashMap::new();
+        let mut related = HashSet::new();
         for &(a, ta, la, _, oa_order, oa) in &acc {
-            threads.insert(a, ta);
             for &(b, tb, lb, b_write, ob_order, ob) in &acc {
                 if a == b || la != lb || !b_write || oa.vaddr != ob.vaddr {
                     continue;
@@ -301,11 +363,35 @@ impl Atomicity {
                 }
             }
         }
-        Atomicity {
-            model,
-            rmws,
-            related,
-            threads,
+        Atomicity { model, rmws, related }
+    }
+
+    /// Whether every graph in which the RMW (read `r`, write `wr`) reads
+    /// `w` and mo puts the write `x` between `w` and `wr` is one the
+    /// model's judge rejects (the rules of [`Atomicity`]).
+    fn between_rejected(&self, r: EventId, w: EventId, x: EventId, wr: EventId) -> bool {
+        let with_w = w.is_init() || self.related.contains(&(w, x));
+        if !with_w || !self.related.contains(&(x, wr)) {
+            return false;
+        }
+        match self.model {
+            GpuModel::Ptx60 | GpuModel::Ptx75 => self.related.contains(&(r, x)),
+            // Another thread's write (`atomic`), or one of the RMW's own
+            // thread po-before it (`consistency-cycle`).
+            GpuModel::Vulkan | GpuModel::VulkanNoChains => x.thread != r.thread || x.index < r.index,
+        }
+    }
+
+    /// Whether every graph in which the RMW (read `r`, write `wr`) reads
+    /// the write `w` and mo puts `wr` before `w` is one the model's judge
+    /// rejects (see [`Atomicity`]).
+    fn reversed_rejected(&self, r: EventId, w: EventId, wr: EventId) -> bool {
+        if w.is_init() {
+            return true;
+        }
+        match self.model {
+            GpuModel::Ptx60 | GpuModel::Ptx75 => self.related.contains(&(r, w)) && self.related.contains(&(w, wr)),
+            GpuModel::Vulkan | GpuModel::VulkanNoChains => self.related.contains(&(w, wr)),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! promising thread, with every read given every write of the value it took
 //! and every location every order of its writes, judged by the model.
 
+use super::rf_choices::RfChoices;
 use super::*;
 use crate::litmus::gpu_orders::Orders;
 
@@ -112,20 +113,34 @@ pub(super) fn validate(
         _ => None,
     };
     let mut orders = Orders::new(base, gpu_env, &locs);
-    if orders.none_left() {
-        return Ok(());
-    }
     let mut g = base.clone();
-    let mut rf_pick = vec![0usize; reads.len()];
+    let bound = orders.bound().clone();
+    // Writes an RMW can never read whatever the rest (gpu_orders.rs).
+    for (r, c) in &mut reads {
+        c.retain(|&w| bound.possible(*r, w));
+        if c.is_empty() {
+            return Ok(());
+        }
+    }
+    let conflict = |a, b| bound.conflict(a, b);
+    let Some(mut rf) = RfChoices::first(&reads, &conflict) else {
+        return Ok(());
+    };
     loop {
         for (k, (r, c)) in reads.iter().enumerate() {
             if let EventKind::Read(rd) = &mut g.event_mut(*r).kind {
-                rd.rf = c[rf_pick[k]];
+                rd.rf = c[rf.pick[k]];
             }
         }
         // Every order of every location's writes (under a GPU model, those
-        // its coherence leaves: gpu_orders.rs).
-        let mut perms = orders.first(&locs);
+        // its coherence and the RMWs' atomicity leave under this rf:
+        // gpu_orders.rs; none, and no graph, when they leave none).
+        let Some(mut perms) = orders.start(&g, &locs) else {
+            if !rf.next(&reads) {
+                return Ok(());
+            }
+            continue;
+        };
         loop {
             if tally.budget == 0 {
                 return Err(format!(
@@ -203,18 +218,8 @@ pub(super) fn validate(
                 break;
             }
         }
-        // Next rf choice (odometer).
-        let mut k = 0;
-        loop {
-            if k == reads.len() {
-                return Ok(());
-            }
-            rf_pick[k] += 1;
-            if rf_pick[k] < reads[k].1.len() {
-                break;
-            }
-            rf_pick[k] = 0;
-            k += 1;
+        if !rf.next(&reads) {
+            return Ok(());
         }
     }
 }
