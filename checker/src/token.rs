@@ -10,11 +10,19 @@
 //! barrier. Every step names its thread and its index in that thread, so
 //! replay checks thread, operation kind, location and position before taking
 //! the recorded choice. It is printed as `sc2.` followed by URL-safe base64.
+//!
+//! An execution with a cycle in po ∪ rf (`c11`) holds *promised* reads
+//! (docs/c11-model.md section 4): such a read is recorded as reading the
+//! initial write, its placeholder in the engine's graph, and the token
+//! ends with the promises themselves (the read, the write po ∪ rf-after it
+//! that it reads, and the value), which the replay gives the engine before
+//! the program runs, so the read returns that value again and the
+//! execution counts only if the re-run program keeps the promise.
 //! (`sc1.` tokens, of earlier versions, lack the kinds and locations of
 //! reads and joins: they are refused with a message saying so.)
 
 use crate::event::*;
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, Promise};
 use crate::model::MemoryModel;
 use base64::Engine as _;
 use std::collections::BinaryHeap;
@@ -80,6 +88,9 @@ pub struct Token {
     pub model: MemoryModel,
     /// The steps, in a porf-compatible order.
     pub records: Vec<Record>,
+    /// The promised reads among them (each recorded as reading the
+    /// initial write, its placeholder), with the writes they read.
+    pub promises: Vec<Promise>,
 }
 
 /// The events of `g` in an order compatible with po and rf (and spawn/join),
@@ -209,6 +220,10 @@ pub fn records(g: &ExecutionGraph) -> Vec<Record> {
 /// (0 for the initial value, else thread + 1, then index); a store's
 /// location index and mo rank; an RMW's write part only its rank (its
 /// location is its read part's, the event just before it); a join's target.
+/// Then, only when the execution holds promised reads that it reached,
+/// their number and each one's read (thread, index), write (thread, index)
+/// and value (a token without promises is the same as before promises
+/// existed).
 pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
     let mut buf = vec![model.code()];
     let recs = records(g);
@@ -257,6 +272,16 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
             }
             Record::Join { target, .. } => put(&mut body, target as u64),
             Record::Barrier { .. } => {}
+        }
+    }
+    let promises: Vec<&Promise> = g.promises().iter().filter(|p| g.contains(p.read)).collect();
+    if !promises.is_empty() {
+        put(&mut body, promises.len() as u64);
+        for p in promises {
+            for n in [p.read.thread, p.read.index, p.write.thread, p.write.index] {
+                put(&mut body, n as u64);
+            }
+            put(&mut body, p.value);
         }
     }
     put(&mut buf, locs.len() as u64);
@@ -372,10 +397,67 @@ pub fn decode(s: &str) -> Result<Token, String> {
         }
         records.push(rec);
     }
+    let promises = if at == buf.len() {
+        Vec::new()
+    } else {
+        decode_promises(&buf, &mut at, model, &records)?
+    };
     if at != buf.len() {
         return Err("replay token has trailing bytes".into());
     }
-    Ok(Token { model, records })
+    Ok(Token {
+        model,
+        records,
+        promises,
+    })
+}
+
+/// The promises that end a token (see [`encode`]), each checked against
+/// the steps: its read must be a recorded plain load reading the initial
+/// write (the placeholder), under a model that allows cycles in po ∪ rf.
+fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Record]) -> Result<Vec<Promise>, String> {
+    let small =
+        |v: u64| -> Result<u32, String> { u32::try_from(v).map_err(|_| "token number out of range".to_string()) };
+    let n = get(buf, at)?;
+    // Every promise takes at least five bytes.
+    if n == 0 || n > buf.len() as u64 {
+        return Err("replay token has trailing bytes".into());
+    }
+    if !model.allows_porf_cycles() {
+        return Err(format!(
+            "replay token promises values to reads, but its model {} allows no cycle in po ∪ rf",
+            model.name()
+        ));
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let read = EventId::new(small(get(buf, at)?)?, small(get(buf, at)?)?);
+        let write = EventId::new(small(get(buf, at)?)?, small(get(buf, at)?)?);
+        let value = get(buf, at)?;
+        let loc = records
+            .iter()
+            .find_map(|r| match *r {
+                Record::Read {
+                    event,
+                    loc,
+                    rf,
+                    rmw: false,
+                    ..
+                } if event == read && rf.is_init() => Some(loc),
+                _ => None,
+            })
+            .ok_or("replay token promises a value to a step that is not a recorded load")?;
+        if out.iter().any(|p: &Promise| p.read == read) {
+            return Err("replay token promises two values to one read".into());
+        }
+        out.push(Promise {
+            read,
+            write,
+            loc,
+            value,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -501,6 +583,46 @@ mod tests {
                 },
                 Record::Barrier { event: e(2, 7) },
             ]
+        );
+    }
+
+    #[test]
+    fn promises_end_a_token_and_are_checked_against_its_steps() {
+        let x = Loc::new(0, 1);
+        // c11; location x; two steps: thread 0 #1 loads x (the initial
+        // write, the placeholder), thread 1 #1 stores x at rank 1; then one
+        // promise: T0.1 reads T1.1, value 7.
+        let steps = [5, 1, 0, 1, 2, LOAD, 1, 0, 0, STORE + TAGS, 1, 0, 1];
+        let with = |tail: &[u64]| raw(&[&steps[..], tail].concat());
+        let t = decode(&with(&[1, 0, 1, 1, 1, 7])).unwrap();
+        assert_eq!(t.model, MemoryModel::C11);
+        assert_eq!(
+            t.promises,
+            vec![Promise {
+                read: EventId::new(0, 1),
+                write: EventId::new(1, 1),
+                loc: x,
+                value: 7
+            }]
+        );
+        // Without the tail: no promise, the token of before.
+        assert!(decode(&with(&[])).unwrap().promises.is_empty());
+        // A promise to the store, or to a step the token lacks.
+        let e = decode(&with(&[1, 1, 1, 1, 1, 7])).unwrap_err();
+        assert_eq!(e, "replay token promises a value to a step that is not a recorded load");
+        let e = decode(&with(&[1, 0, 5, 1, 1, 7])).unwrap_err();
+        assert_eq!(e, "replay token promises a value to a step that is not a recorded load");
+        let e = decode(&with(&[2, 0, 1, 1, 1, 7, 0, 1, 1, 1, 8])).unwrap_err();
+        assert_eq!(e, "replay token promises two values to one read");
+        let e = decode(&with(&[1, 0, 1, 1])).unwrap_err();
+        assert_eq!(e, "token is truncated");
+        // Under a model without cycles in po ∪ rf (rc11): refused.
+        let mut rc11 = steps;
+        rc11[0] = 1;
+        let e = decode(&raw(&[&rc11[..], &[1, 0, 1, 1, 1, 7]].concat())).unwrap_err();
+        assert_eq!(
+            e,
+            "replay token promises values to reads, but its model rc11 allows no cycle in po ∪ rf"
         );
     }
 

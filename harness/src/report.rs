@@ -235,6 +235,14 @@ pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[Even
                 continue;
             }
             let mut what = lock_terms(g, e.describe(), e);
+            if let Some(p) = g.promise_at(t, i as u32) {
+                // A promised read (a cycle in po ∪ rf, `c11`) reads the
+                // initial write only as the engine's placeholder.
+                what = what.replace(
+                    &format!("(rf {:?})", EventId::INIT),
+                    &format!("(rf {:?}, promised: a write po ∪ rf-after this read)", p.write),
+                );
+            }
             if let Some(w) = e.as_write() {
                 what.push_str(&format!(" (mo #{})", g.mo_position(w.loc, id)));
             }

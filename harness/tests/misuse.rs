@@ -171,3 +171,26 @@ fn an_atomic_used_after_its_run_outside_every_model_is_a_clear_error() {
     );
     assert!(msg.contains("run that has ended"), "{msg}");
 }
+
+/// An answer of the wrong kind from the engine (which the shim cannot
+/// use) is the checker's own error: the execution stops with an internal
+/// failure at the user's line, never a panic blamed on the program, and
+/// the run reports it like any other failure.
+#[test]
+fn a_wrong_answer_from_the_engine_is_the_checkers_internal_error() {
+    use scopecheck_checker::event::{OpResult, SourceLoc};
+    let r = Builder::new().explore(|| {
+        let x = AtomicUsize::new(1);
+        x.fetch_add(1, Ordering::Relaxed);
+        scopecheck_instrument::rt::wrong_answer("load", &OpResult::Done, SourceLoc::caller());
+    });
+    let f = the_failure(&r, FailureKind::Internal);
+    assert!(
+        f.message()
+            .contains("the checker answered a load with Done (an error in scopecheck, not in the program)"),
+        "{}",
+        f.message()
+    );
+    assert_eq!(f.location().map(|l| l.line), Some(line!() - 9), "{r}");
+    assert_eq!((r.executions(), r.failed()), (0, 1), "{r}");
+}

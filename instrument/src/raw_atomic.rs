@@ -67,7 +67,7 @@ pub(crate) fn alloc_in(v: Value, kind: LocKind, space: Space, addresses: bool) -
         addresses,
     }) {
         OpResult::Loc(l) => l,
-        r => unreachable!("alloc answered {r:?}"),
+        r => rt::wrong_answer("new atomic", &r, SourceLoc::caller()),
     }
 }
 
@@ -111,7 +111,7 @@ impl RawAtomic {
             class: None,
         }) {
             OpResult::Value(v) => v,
-            r => unreachable!("load answered {r:?}"),
+            r => rt::wrong_answer("load", &r, SourceLoc::caller()),
         }
     }
 
@@ -129,7 +129,7 @@ impl RawAtomic {
         let a = rt::perform_at(op, SourceLoc::caller());
         match a.result {
             OpResult::Value(v) => (v, a.read),
-            r => unreachable!("load answered {r:?}"),
+            r => rt::wrong_answer("load", &r, SourceLoc::caller()),
         }
     }
 
@@ -159,7 +159,7 @@ impl RawAtomic {
         match rt::op(self.rmw_op(op, success, failure, scope, None)) {
             OpResult::Value(v) => (v, true),
             OpResult::Cas(v, ok) => (v, ok),
-            r => unreachable!("rmw answered {r:?}"),
+            r => rt::wrong_answer("read-modify-write", &r, SourceLoc::caller()),
         }
     }
 
@@ -178,7 +178,7 @@ impl RawAtomic {
         match a.result {
             OpResult::Value(v) => (v, true, a.read),
             OpResult::Cas(v, ok) => (v, ok, a.read),
-            r => unreachable!("rmw answered {r:?}"),
+            r => rt::wrong_answer("read-modify-write", &r, SourceLoc::caller()),
         }
     }
 

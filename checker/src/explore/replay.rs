@@ -222,6 +222,12 @@ impl Strategy for Replay {
         }
         self.started = true;
         graph.clear();
+        // A promised read returns its promised value again (the engine
+        // reads the promises off the graph), and the execution counts only
+        // if the program keeps each promise (`engine/promised.rs`).
+        for &p in &self.token.promises {
+            graph.add_promise(p);
+        }
         true
     }
 
@@ -326,13 +332,21 @@ impl Strategy for Replay {
             ),
             // A token records an execution that ended (in a failure); one
             // abandoned on the way is not it.
-            ExecutionEnd::Blocked => self.diverge(
-                g,
-                expected,
-                "the program abandoned the execution there (a spin-loop iteration that saw nothing new, a step \
-                 the memory model does not allow, or a loop past its bound)"
-                    .into(),
-            ),
+            ExecutionEnd::Blocked => {
+                let promised = if self.token.promises.is_empty() {
+                    ""
+                } else {
+                    ", a promised value the program did not write where the token says"
+                };
+                self.diverge(
+                    g,
+                    expected,
+                    format!(
+                        "the program abandoned the execution there (a spin-loop iteration that saw nothing new, a \
+                         step the memory model does not allow{promised}, or a loop past its bound)"
+                    ),
+                )
+            }
             ExecutionEnd::Complete => return true,
         }
         false

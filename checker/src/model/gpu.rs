@@ -246,7 +246,9 @@ impl Nodes {
                 let (kind, loc, part) = match &e.kind {
                     EventKind::Read(r) => (NodeKind::Read, Some(r.loc), r.is_exclusive()),
                     EventKind::Write(w) => (NodeKind::Write, Some(w.loc), w.rmw),
-                    EventKind::Fence { .. } => (NodeKind::Fence, None, false),
+                    // A Rust kernel's block barrier (`gpu_rust.rs`; litmus
+                    // barriers are fences with a barrier's attributes).
+                    EventKind::Fence { .. } | EventKind::Barrier { .. } => (NodeKind::Fence, None, false),
                     _ => continue,
                 };
                 let order = match (kind, part) {

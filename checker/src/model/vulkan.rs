@@ -75,21 +75,12 @@ pub fn coherent_enough(g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId
     let ns = Nodes::of(g, env);
     let nodes = &ns.nodes;
     let n = nodes.len();
-    let level = |a: usize| nodes[a].op.scope;
-    let inscope = |a: usize, b: usize| match (level(a), level(b), ns.thread(a), ns.thread(b)) {
-        (Some(x), Some(y), Some(ta), Some(tb)) => {
-            let l = x.min(y);
-            l == 3 || ta == tb || env.same_group(ta, tb, l)
-        }
-        _ => false,
-    };
     let mut e = tab(n, |a, b| ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b));
     let mut asmo = Rel::new(n);
     for c in &ns.chains {
         for (i, &a) in c.iter().enumerate() {
             for &b in &c[i + 1..] {
-                let mut_ord = nodes[a].op.atomic && nodes[b].op.atomic && ns.same_vloc(a, b) && inscope(a, b);
-                if mut_ord {
+                if mutually_ordered(&ns, env, a, b) {
                     asmo.add(a, b);
                 }
             }
@@ -115,6 +106,47 @@ pub fn coherent_enough(g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId
         }
     }
     !e.has_cycle()
+}
+
+/// `mutordatom` of nodes `a` and `b` of one location (`asmo = co &
+/// mutordatom`): two atomics of one virtual address, each in the other's
+/// scope (`inscope`).
+pub(super) fn mutually_ordered(ns: &Nodes, env: &GpuEnv, a: usize, b: usize) -> bool {
+    let (na, nb) = (&ns.nodes[a], &ns.nodes[b]);
+    if a == b || !na.op.atomic || !nb.op.atomic || !ns.same_vloc(a, b) {
+        return false;
+    }
+    match (na.op.scope, nb.op.scope, ns.thread(a), ns.thread(b)) {
+        (Some(x), Some(y), Some(ta), Some(tb)) => {
+            let l = x.min(y);
+            l == 3 || ta == tb || env.same_group(ta, tb, l)
+        }
+        _ => false,
+    }
+}
+
+/// Whether the engine's modification order of `g` is the one graph that
+/// stands for its Vulkan execution. `vulkan.cat` reads `co` only through
+/// `asmo = co & mutordatom`: two graphs with the same rf whose orders
+/// agree on every pair of mutually ordered atomics are one execution (a
+/// plain write's place among other writes is never read). The one counted
+/// is the order that takes, at each step, the earliest event (by thread,
+/// then index) of those whose `asmo` predecessors are all placed: exactly
+/// one linear extension of each location's `asmo` passes.
+pub fn mo_is_canonical(g: &ExecutionGraph, env: &GpuEnv) -> bool {
+    let ns = Nodes::of(g, env);
+    ns.chains.iter().all(|c| {
+        // c[0] is the initial write, first in every order.
+        let ws = &c[1..];
+        (0..ws.len()).all(|k| {
+            let free = |j: usize| (k..j).all(|i| !mutually_ordered(&ns, env, ws[i], ws[j]));
+            let least = (k..ws.len())
+                .filter(|&j| free(j))
+                .min_by_key(|&j| ns.nodes[ws[j]].id)
+                .expect("the next write of the order is free");
+            least == k
+        })
+    })
 }
 
 /// The part of the judgement that the rf of non-atomic reads does not

@@ -210,6 +210,34 @@ impl Lexer {
         s
     }
 
+    /// Skips herd's information lines between a C test's name and its
+    /// init block (`Cycle=...`, `Relax=`, `Generator=diy7 ...`, `Com=...`,
+    /// `Variant=Quad`: a name, `=`, the rest of the line), with the
+    /// comments and doc strings around them. herd reads them as metadata;
+    /// none changes what the test means to scopecheck. An unterminated
+    /// comment or string is left for [`Self::next_token`] to report.
+    pub fn skip_info_lines(&mut self) {
+        loop {
+            if self.skip_trivia().is_some() {
+                return;
+            }
+            let mut n = 0;
+            while self.peek(n).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                n += 1;
+            }
+            if n == 0 || self.peek(0).is_some_and(|c| c.is_ascii_digit()) {
+                return;
+            }
+            while self.peek(n).is_some_and(|c| c == ' ' || c == '\t') {
+                n += 1;
+            }
+            if self.peek(n) != Some('=') || self.peek(n + 1) == Some('=') {
+                return;
+            }
+            self.rest_of_line();
+        }
+    }
+
     fn peek(&self, n: usize) -> Option<char> {
         self.chars.get(self.at + n).copied()
     }

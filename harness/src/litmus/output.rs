@@ -129,7 +129,14 @@ pub fn herd_text(r: &TestResult) -> String {
         None => o.push_str("??\n"),
     }
     o.push_str("Witnesses\n");
-    let _ = writeln!(o, "Positive: {} Negative: {}", r.positive, r.negative);
+    // herd counts witnesses of the condition as written: for `~exists p`
+    // the executions that do not satisfy `p` are the positive ones (the
+    // Observation line below counts `p` itself, as herd's does).
+    let (pos, neg) = match r.condition.as_ref().map(|c| c.quantifier) {
+        Some(Quantifier::NotExists) => (r.negative, r.positive),
+        _ => (r.positive, r.negative),
+    };
+    let _ = writeln!(o, "Positive: {pos} Negative: {neg}");
     if let Some(c) = &r.condition {
         let _ = writeln!(o, "Condition {}", condition_text(c));
     }

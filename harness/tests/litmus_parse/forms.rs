@@ -125,9 +125,15 @@ P0 (const int* a, _Atomic int* b, _Atomic(long)* c, atomic_uint** d, volatile un
   atomic_store_explicit(b, 1, memory_order_relaxed, thread, rlx_speculative);
 }
 ";
-    // `unsigned int b;` has no `=`: not an init entry.
-    assert_eq!(parse(src).unwrap_err().to_string(), "2:35: expected `=`, found `;`");
-    let t = parse(&src.replace("unsigned int b;", "unsigned int b = 0;")).unwrap();
+    // `unsigned int b;` has no `=`: a declaration that starts at 0, as in
+    // C and herd (herd_headers.rs), the same as writing `= 0`.
+    let t = parse(src).unwrap();
+    assert_eq!(t.init[1].value, InitValue::Int(0));
+    let written = parse(&src.replace("unsigned int b;", "unsigned int b = 0;")).unwrap();
+    assert_eq!(
+        (&t.init[1].ty, &t.init[1].value),
+        (&written.init[1].ty, &written.init[1].value)
+    );
     assert_eq!(t.init[0].ty, Some(spaced(AddressSpace::Global, ty("int", false, 0))));
     assert_eq!(t.init[1].ty, Some(ty("uint", false, 0)));
     assert_eq!(t.init[2].ty, Some(ty("long", false, 0)));

@@ -11,6 +11,7 @@ mod corpus;
 mod errors;
 mod forms;
 mod fuzz;
+mod herd_headers;
 mod trees;
 
 // ---- tree builders, shared by the modules ----

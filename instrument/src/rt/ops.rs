@@ -103,8 +103,9 @@ pub fn spawn_at(f: Box<dyn FnOnce()>, placement: Placement, src: SourceLoc) -> T
             );
         }
     }
-    let OpResult::Thread(child) = op_at(Op::Spawn { placement }, src) else {
-        unreachable!("spawn answers with a thread")
+    let child = match op_at(Op::Spawn { placement }, src) {
+        OpResult::Thread(child) => child,
+        r => wrong_answer("thread::spawn", &r, src),
     };
     with_shared(|s| s.spawned.push((child, f)));
     child
@@ -193,6 +194,20 @@ pub fn fail(kind: FailureKind, message: String, fix: Option<String>, src: Source
     let mut f = with_shared(|s| s.engine().failure(kind, message, Some(t), vec![], Some(src)));
     f.set_fix(fix);
     abort_with(Stop::Failure(f));
+}
+
+/// Stops the execution because the engine answered an operation of kind
+/// `what` with a result of the wrong kind (`answer`): a fault of
+/// scopecheck, reported as its own internal error at the user's line `src`
+/// and never as a panic of the user's program.
+#[cold]
+pub fn wrong_answer(what: &str, answer: &OpResult, src: SourceLoc) -> ! {
+    fail(
+        FailureKind::Internal,
+        format!("the checker answered a {what} with {answer:?} (an error in scopecheck, not in the program)"),
+        None,
+        src,
+    )
 }
 
 /// Records that `loc`, just allocated, lives in `res` (a memory kind, seed

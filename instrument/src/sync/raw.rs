@@ -23,7 +23,7 @@ pub(crate) fn load_in(loc: Loc, order: Order, scope: Scope, src: SourceLoc) -> V
         src,
     ) {
         OpResult::Value(v) => v,
-        r => unreachable!("load answered {r:?}"),
+        r => rt::wrong_answer("load", &r, src),
     }
 }
 
@@ -62,7 +62,7 @@ pub(crate) fn fetch_in(loc: Loc, op: RmwOp, order: Order, scope: Scope, src: Sou
         src,
     ) {
         OpResult::Value(v) => v,
-        r => unreachable!("read-modify-write answered {r:?}"),
+        r => rt::wrong_answer("read-modify-write", &r, src),
     }
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn cas_in(
     ) {
         OpResult::Cas(v, true) => Ok(v),
         OpResult::Cas(v, false) => Err(v),
-        r => unreachable!("compare-exchange answered {r:?}"),
+        r => rt::wrong_answer("compare-exchange", &r, src),
     }
 }
 

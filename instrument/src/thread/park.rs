@@ -65,7 +65,7 @@ pub fn park() {
         match taken {
             OpResult::Cas(_, true) => return,
             OpResult::Cas(_, false) => rt::spin_on("`thread::park`"),
-            r => unreachable!("compare-exchange answered {r:?}"),
+            r => rt::wrong_answer("compare-exchange", &r, src),
         }
     }
 }

@@ -28,6 +28,8 @@ impl Parser {
             ));
         }
 
+        // Still nothing buffered: herd's `Key=value` information lines.
+        self.lex.skip_info_lines();
         let init = self.init_block()?;
 
         let mut threads: Vec<Thread> = Vec::new();
@@ -139,7 +141,7 @@ impl Parser {
     }
 
     pub(super) fn init_entry(&mut self) -> PResult<Init> {
-        const WHAT: &str = "an init entry (`x = 0`, `[x] = 0`, `int x = 0`, `P0:r0 = 0`)";
+        const WHAT: &str = "an init entry (`x = 0`, `[x] = 0`, `int x = 0`, `int x`, `P0:r0 = 0`)";
         let pos = self.pos();
         let mut ty = None;
         let target = match self.kind().clone() {
@@ -171,6 +173,15 @@ impl Parser {
             }
             _ => return Err(self.expected(WHAT)),
         };
+        // A typed declaration without an initializer (`int x;`,
+        // `__int128 y;`, `int a[2];`) starts at 0, as in C and herd.
+        if ty.is_some() && matches!(self.kind(), T::Semi | T::RBrace) {
+            let value = match &target {
+                InitTarget::Array { .. } => InitValue::List(Vec::new()),
+                _ => InitValue::Int(0),
+            };
+            return Ok(Init { target, ty, value, pos });
+        }
         self.expect(&T::Assign, "`=`")?;
         let value = if let InitTarget::Array { name, len } = &target {
             let open = self.peek().clone();
@@ -320,7 +331,7 @@ impl Parser {
         if let Some(prefix) = sign {
             self.bump();
             let base = match self.ident_at(0).as_deref() {
-                Some(b @ ("int" | "long" | "char" | "short")) => {
+                Some(b @ ("int" | "long" | "char" | "short" | "__int128")) => {
                     let b = b.to_string();
                     self.bump();
                     b

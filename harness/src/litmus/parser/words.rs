@@ -109,8 +109,22 @@ pub(super) fn is_stmt_function(name: &str) -> bool {
     )
 }
 
-/// Base type names (after `atomic_` / `_Atomic`).
-pub(super) const BASES: &[&str] = &["int", "uint", "long", "ulong", "bool", "char", "short"];
+/// Base type names (after `atomic_` / `_Atomic`). Every one holds a
+/// 64-bit value (the interpreter's), the 128-bit integers of herd's tests
+/// (`__int128`, `__int128_t`, `__uint128_t`) included: a literal that does
+/// not fit is refused where it is written.
+pub(super) const BASES: &[&str] = &[
+    "int",
+    "uint",
+    "long",
+    "ulong",
+    "bool",
+    "char",
+    "short",
+    "__int128",
+    "__int128_t",
+    "__uint128_t",
+];
 
 pub(super) fn is_qualifier(name: &str) -> bool {
     matches!(name, "global" | "__global" | "local" | "__local" | "volatile" | "const")
