@@ -63,6 +63,12 @@ pub fn splits(op: RmwOp) -> bool {
 /// Turns each load and store of `rmws` in `g` into the read and write
 /// parts of the RMW it ran for. An error (the checker's own) says where
 /// the graph does not hold the events the log names.
+///
+/// Only the events change: what the graph keeps about them for the
+/// engine's exploration (the consumed-write index, the seq_cst count) is
+/// not redone. The graph is the run's copy, which only the litmus front end
+/// reads after this; the combination graph is built from it by
+/// `clone_restricted` and `push_event`, which count afresh.
 pub fn join(g: &mut ExecutionGraph, rmws: &[SplitRmw]) -> Result<(), String> {
     for r in rmws {
         let read = g.event(r.read).as_read().copied().ok_or_else(|| {
