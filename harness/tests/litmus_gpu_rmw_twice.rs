@@ -1,8 +1,12 @@
-//! A thread run alone with the promising thread cannot read one promised
-//! value by two RMWs (an RMW consumes the write it reads; the promising
-//! thread stores each value once): the po ∪ rf-cyclic enumeration must say
-//! it left those paths out instead of claiming a complete outcome set
-//! (docs/gpu-models.md section 5 item 1; corpus/gpu-rmw-twice).
+//! Two RMWs of one thread reading one promised value (docs/gpu-models.md
+//! section 5 item 1; corpus/gpu-rmw-twice). A thread runs alone with the
+//! promising thread, which stores each value once; its RMWs run there as
+//! loads and stores (`split_rmw.rs`), so any number of them read one
+//! promised value, and the combinations give each its real write. Before,
+//! an RMW consumed the promised write alone, those paths were never run,
+//! and the result said it was incomplete (PTX, Vulkan) or was enumerated
+//! again with all threads at once (C). A weak compare-exchange is still
+//! not split: that is still detected.
 
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
 use std::path::Path;
@@ -17,78 +21,94 @@ fn own(file: &str, model: &str) -> TestResult {
     check_source(file, &src, &opts).unwrap_or_else(|e| panic!("{file}: {e:?}"))
 }
 
-/// The result must not be complete, must say why exactly, and must claim
-/// no verdict the executions found do not prove (each test's condition
-/// holds in an execution the split leaves out).
-fn says_lost(r: &TestResult, what: &str) {
-    assert!(!r.complete, "{}: claims completeness", r.name);
-    let why = r.incomplete_reason.as_deref().unwrap_or("");
-    assert!(
-        why.starts_with(&format!(
-            "a thread's path needs two RMWs to read one promised write (P1 alone: {what})"
-        )),
-        "{}: {why}",
-        r.name
-    );
+/// Complete, no failure, and exactly these counts and verdict.
+fn exact(r: &TestResult, executions: u64, positive: u64, verdict: bool) {
+    assert!(r.complete, "{} {}: {:?}", r.name, r.model, r.incomplete_reason);
+    assert_eq!(r.incomplete_reason, None, "{}", r.name);
     assert!(r.failures.is_empty(), "{}: {:?}", r.name, r.failures);
-    assert_eq!(r.positive, 0, "{}", r.name);
     assert_eq!(
-        r.verdict(),
-        None,
-        "{}: an `exists` it did not find is not `false`",
-        r.name
+        (r.executions, r.positive, r.negative),
+        (executions, positive, executions - positive),
+        "{} {}",
+        r.name,
+        r.model
     );
-    assert!(r.partial().is_some(), "{}", r.name);
+    assert_eq!(r.verdict(), Some(verdict), "{} {}", r.name, r.model);
 }
 
 #[test]
-fn two_rmws_reading_one_promised_value_are_not_claimed_complete() {
-    // P1 exchanges 0 and then 1, reading 1 twice (P0's and P2's writes).
-    // The 10 executions found are those where P1 does not read 1 twice.
+fn two_rmws_reading_one_promised_value() {
+    // P0 and P2 exchange 1, P1 exchanges 0 and then 1. The four RMWs are
+    // one chain in mo (atomicity and coherence on one location, one
+    // scope), each reading its predecessor, P1's in po order: 4!/2 = 12
+    // executions. P1 reads 1 twice when its first directly follows one of
+    // P0's and P2's exchanges and its second the other: 2 of them. Before,
+    // 10 executions and "incomplete".
     for (file, model) in [
         ("rmw-twice-vulkan.litmus", "vulkan"),
         ("rmw-twice-vulkan.litmus", "vulkan-nochains"),
         ("rmw-twice-ptx.litmus", "ptx6.0"),
         ("rmw-twice-ptx.litmus", "ptx7.5"),
     ] {
-        let r = own(file, model);
-        says_lost(&r, "1 at x");
-        assert_eq!(r.executions, 10, "{file} {model}");
+        exact(&own(file, model), 12, 2, true);
     }
 }
 
 #[test]
-fn two_rmws_reading_the_initial_value_are_not_claimed_complete() {
-    // P1's add and exchange both read 0: the initial write and P0's store.
+fn two_rmws_reading_the_initial_value() {
+    // P1 exchanges 1 (X1) and then 5 (X5), P0 stores 0 (W). Orders of
+    // {W, X1, X5} with X1 before X5, each exchange reading its
+    // predecessor: W X1 X5 (0, 1), X1 W X5 (0, 0), X1 X5 W (0, 1): 3
+    // executions, one with both reading 0. Before, 2 and "incomplete".
     for model in ["ptx6.0", "ptx7.5"] {
-        let r = own("rmw-init-twice-ptx.litmus", model);
-        says_lost(&r, "0 at x");
-        assert_eq!(r.executions, 2, "{model}");
+        exact(&own("rmw-init-twice-ptx.litmus", model), 3, 1, true);
     }
 }
 
 #[test]
-fn two_rmws_that_never_need_one_value_twice_stay_complete() {
+fn two_rmws_that_never_need_one_value_twice() {
     // P0 exchanges 1 twice: its exchanges read the initial 0 and its own
     // first 1 (atomicity: mo init, W1, W2); P1's load reads any of the
     // three writes. 3 executions, one with r2 = 0.
     for model in ["vulkan", "vulkan-nochains"] {
-        let r = own("rmw-once-vulkan.litmus", model);
-        assert!(r.complete, "{model}: {:?}", r.incomplete_reason);
-        assert_eq!(r.incomplete_reason, None);
-        assert_eq!((r.executions, r.positive, r.negative), (3, 1, 2), "{model}");
-        assert_eq!(r.verdict(), Some(true), "{model}");
+        exact(&own("rmw-once-vulkan.litmus", model), 3, 1, true);
     }
 }
 
 #[test]
-fn c_tests_split_that_way_are_enumerated_whole() {
-    // A C test's split that left such a path out is enumerated again with
-    // all threads at once (cyclic.rs `explore`): the exact hand count, 12
-    // executions of which 2 read 1 twice. Before, the split's 10 executions
-    // were claimed complete and the condition `Never`.
-    let r = own("rmw-twice-c11.litmus", "c11");
-    assert!(r.complete, "{:?}", r.incomplete_reason);
-    assert_eq!((r.executions, r.positive, r.negative), (12, 2, 10));
-    assert_eq!(r.verdict(), Some(true));
+fn c_tests_need_no_whole_run_for_it() {
+    // The C shape of rmw-twice: the hand count as above, 12 executions of
+    // which 2 read 1 twice, now from the thread-by-thread enumeration (the
+    // whole-run fallback gave the same; before it the split's 10 were
+    // claimed complete). Under opencl, whose RMWs need not be one chain:
+    // 24, 8 positive, as the all-threads-at-once enumeration finds
+    // (tests/litmus_split_whole.rs compares the two).
+    exact(&own("rmw-twice-c11.litmus", "c11"), 12, 2, true);
+    exact(&own("rmw-twice-c11.litmus", "opencl"), 24, 8, true);
+}
+
+#[test]
+fn weak_compare_exchanges_are_still_detected() {
+    // A weak compare-exchange runs whole alone and consumes the promised
+    // 1: the split says it left P1's path out, and the test is enumerated
+    // with all threads at once (the counts are that enumeration's).
+    let r = own("rmw-twice-weak-c11.litmus", "c11");
+    exact(&r, 27, 2, true);
+    let r = own("rmw-twice-weak-c11.litmus", "opencl");
+    exact(&r, 50, 4, true);
+}
+
+#[test]
+fn spinning_exchanges() {
+    // P0 exchanges 0 until it reads something other than 1, P1 exchanges
+    // 1 until it reads something other than 0; one chain in mo, a loop's
+    // body at most 3 times at --unroll 2: A B B, B B A A, B A A B B,
+    // B A B B A A (the file says how). Before, 2 and "incomplete".
+    for (file, model) in [
+        ("rmw-spin-ptx.litmus", "ptx6.0"),
+        ("rmw-spin-ptx.litmus", "ptx7.5"),
+        ("rmw-spin-vulkan.litmus", "vulkan"),
+    ] {
+        exact(&own(file, model), 4, 4, true);
+    }
 }

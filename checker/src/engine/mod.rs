@@ -66,7 +66,9 @@ pub struct Stats {
     /// consumes the write it reads): the paths where it reads that value
     /// were not run. The po ∪ rf-cyclic enumeration of litmus tests reads
     /// this: its promising thread stores each value once, so a thread run
-    /// alone cannot take one promised value by two RMWs (docs/gpu-models.md).
+    /// alone cannot take one promised value by two RMWs it runs as RMWs
+    /// there (weak compare-exchanges; the others run as a load and a store:
+    /// docs/gpu-models.md).
     pub consumed_only: std::collections::BTreeSet<(Loc, Value)>,
 }
 

@@ -179,6 +179,9 @@ enum Step2 {
 /// split cannot finish still gets the whole run's answer.
 pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Found {
     let start = Instant::now();
+    if super::gpu_split::ALL_AT_ONCE.load(std::sync::atomic::Ordering::Relaxed) {
+        return explore_as(prog, model, config, Step2::Whole);
+    }
     let split = explore_as(prog, model, config, Step2::ThreadByThread);
     let settled = split.incomplete.is_none() && split.run.complete;
     let out_of_time = config.max_duration.is_some_and(|d| start.elapsed() >= d);

@@ -74,6 +74,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         opencl: false,
         ghost: Vec::new(),
         groups: groups.as_ref(),
+        split_rmws: None,
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);

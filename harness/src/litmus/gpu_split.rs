@@ -13,6 +13,12 @@
 //! combination of one way per thread is then one set of events to
 //! validate, built into one graph from the threads' runs.
 //!
+//! Alone, a thread runs its RMWs as loads and stores, joined into RMWs
+//! after each run (`split_rmw.rs`): the promising thread stores each value
+//! once, and an RMW would consume it, so two RMWs of the thread could not
+//! read one promised value although the other threads' writes may give it
+//! twice.
+//!
 //! The combinations are a product, so they are counted against a budget
 //! ([`MAX_COMBINATIONS`]); past it the enumeration stops and says so.
 
@@ -27,6 +33,13 @@ use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig, RunResult};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+
+/// When set, the po ∪ rf-cyclic enumeration runs every test with all
+/// threads at once instead of thread by thread: the cross-check of
+/// `tests/litmus_split_whole.rs` (the checker's self-test, not a user
+/// setting).
+pub static ALL_AT_ONCE: AtomicBool = AtomicBool::new(false);
 
 /// Combinations of the threads' runs validated per round, at most.
 pub const MAX_COMBINATIONS: u64 = 200_000;
@@ -41,8 +54,9 @@ pub struct Runs {
     /// The runs' results merged: failures of each, complete if all were.
     pub run: RunResult,
     /// Why some thread's runs left out paths the combinations need (two
-    /// RMWs reading one promised value: `split_lost.rs`); the combinations
-    /// are still built, but the outcome set is then incomplete.
+    /// RMWs not run split, weak compare-exchanges, reading one promised
+    /// value: `split_lost.rs`); the combinations are still built, but the
+    /// outcome set is then incomplete.
     pub lost: Option<String>,
 }
 
@@ -89,17 +103,32 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
             opencl: prog.opencl,
             ghost: prog.ghost.clone(),
             groups: prog.groups,
+            split_rmws: Some(Default::default()),
         };
         let t = k as ThreadId + 1;
         let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
+        let fault: RefCell<Option<String>> = RefCell::new(None);
+        let log = p.split_rmws.as_ref().expect("set above");
         let mut run = rt::run(&config, &|| {
+            log.lock().unwrap_or_else(|e| e.into_inner()).clear();
             let state = p.execute();
-            let g = rt::current_graph();
+            let mut g = rt::current_graph();
+            // The RMWs ran as loads and stores (split_rmw.rs).
+            let rmws = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
+            if let Err(why) = super::split_rmw::join(&mut g, &rmws) {
+                fault.borrow_mut().get_or_insert(why);
+                return;
+            }
             let mut ways = ways.borrow_mut();
             if ways.len() < super::cyclic::MAX_KEPT {
                 ways.entry(thread_key(&g, t)).or_insert((g, state));
             }
         });
+        if let Some(why) = fault.into_inner() {
+            // Nothing of these runs can be trusted: no combination is built.
+            run.complete = false;
+            run.incomplete_reason = Some(why);
+        }
         let who = format!("P{} alone", prog.test.threads[k].index);
         if lost.is_none() {
             lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);

@@ -254,6 +254,10 @@ pub struct Program<'a> {
     /// Work-group barriers and local memory on the engine's models
     /// (`workgroups.rs`); `None` for a test without either, or under `opencl`.
     pub groups: Option<&'a super::workgroups::WorkGroups>,
+    /// Set for a thread's runs alone with the promising thread
+    /// (`gpu_split.rs`): its RMWs run as a load and a store, logged here
+    /// to be joined into RMWs after the run (`split_rmw.rs`).
+    pub split_rmws: Option<super::split_rmw::Log>,
 }
 
 /// Where thread `t` of the test runs: a host thread without a placement; a

@@ -61,6 +61,7 @@ pub(crate) mod parser;
 pub(crate) mod ptx;
 pub(crate) mod run;
 pub(crate) mod split_lost;
+pub(crate) mod split_rmw;
 pub(crate) mod vulkan;
 pub(crate) mod warnings;
 pub(crate) mod workgroups;
@@ -68,6 +69,8 @@ pub(crate) mod workgroups;
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
 #[doc(hidden)]
 pub use gpu_orders::EVERY_ORDER;
+#[doc(hidden)]
+pub use gpu_split::ALL_AT_ONCE;
 pub use interp::{holds, FinalState};
 pub use limits::read_source;
 pub use parser::{parse, ParseError};

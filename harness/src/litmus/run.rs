@@ -111,6 +111,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         opencl: matches!(model, LitmusModel::OpenCl | LitmusModel::Gpu(_)),
         ghost: Vec::new(),
         groups: groups.as_ref(),
+        split_rmws: None,
     };
     // The opencl model explores porf graphs and judges each complete one.
     let (engine_model, env) = match model {

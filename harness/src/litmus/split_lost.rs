@@ -2,16 +2,21 @@
 //! (`gpu_split.rs`), found where the engine leaves them out.
 //!
 //! The promising thread stores each promised value of a location once. A
-//! plain read may read that store any number of times, but an RMW
-//! consumes the write it reads (the engine's atomicity, under `porf`
-//! too), so a path on which two RMWs of the thread read one value that
-//! only that store (or only the initial write) gives is never run alone:
-//! with the other threads' writes it may well be an execution of the
-//! test (docs/gpu-models.md, section 5, item 1). The engine records each
+//! plain read may read that store any number of times. An RMW run alone
+//! is split into a load and a store (`split_rmw.rs`), so it never consumes
+//! a write there either, but an RMW that is not split (a weak
+//! compare-exchange: its spurious failure is the engine's choice) consumes
+//! the write it reads (the engine's atomicity, under `porf` too): a path
+//! on which two such RMWs of the thread read one value that only that
+//! store (or only the initial write) gives is never run alone, and with
+//! the other threads' writes it may well be an execution of the test
+//! (docs/gpu-models.md, section 5, item 1). The engine records each
 //! (location, value) an RMW could not read because every write of it
 //! there was consumed (`Stats::consumed_only`); this module tells which of
 //! those the test's other writes could supply, i.e. which left out a path
-//! the combinations need.
+//! the combinations need. A C or OpenCL test so flagged is enumerated
+//! again with all threads at once (`cyclic.rs`); a PTX or Vulkan test has
+//! no weak compare-exchange.
 
 use super::ast::{AtomicOp, Expr, ExprKind, Stmt, StmtKind, Test};
 use super::interp::Program;
@@ -57,8 +62,8 @@ pub fn lost_paths(prog: &Program, consumed: &BTreeSet<(Loc, Value)>, who: &str) 
     }
     Some(format!(
         "a thread's path needs two RMWs to read one promised write ({who}: {}), which the thread-by-thread po ∪ \
-         rf-cyclic enumeration does not run (an RMW consumes the write it reads, and each promised value is \
-         stored once); the executions on those paths were not explored, so the outcome set is incomplete",
+         rf-cyclic enumeration does not run (an RMW it cannot run as a load and a store, a weak \
+         compare-exchange, consumes the write it reads, and each promised value is stored once); the executions on those paths were not explored, so the outcome set is incomplete",
         lost.join(", ")
     ))
 }

@@ -2,6 +2,7 @@
 //! the atomic calls, each handed to the engine as one operation.
 
 use super::*;
+use crate::litmus::split_rmw;
 
 impl ThreadRun<'_, '_> {
     pub(super) fn truth(&mut self, e: &Expr) -> bool {
@@ -190,6 +191,31 @@ impl ThreadRun<'_, '_> {
         let quantum = drfrlx::quantum_active(class);
         // The class is a field of the operation; the answer names the read.
         let rmw = |th: &mut Self, op: RmwOp, failure: Order| -> (u64, bool, Option<EventId>) {
+            // Alone with the promising thread, as a load and a store
+            // (split_rmw.rs).
+            if let Some(log) = th
+                .prog
+                .split_rmws
+                .as_ref()
+                .filter(|_| !quantum && split_rmw::splits(op))
+            {
+                let (old, read) = load_classed(loc, o.read_part(), scope, class, th.src(pos));
+                let new = op.apply(LITMUS_TYPE, old);
+                if let Some(new) = new {
+                    store_classed(loc, o.write_part(), new, scope, class, th.src(pos));
+                }
+                if let Some(read) = read {
+                    log.lock().unwrap_or_else(|e| e.into_inner()).push(split_rmw::SplitRmw {
+                        read,
+                        op,
+                        ty: LITMUS_TYPE,
+                        success: o,
+                        failure,
+                        wrote: new.is_some(),
+                    });
+                }
+                return (old, new.is_some(), read);
+            }
             let a = rt::perform_at(
                 Op::Rmw {
                     loc,
