@@ -164,6 +164,7 @@ impl Prog<'_> {
             opencl: true,
             ghost: Vec::new(),
             groups: None,
+            split_rmws: None,
         };
         let defaults = RunConfig::default();
         let setup = layout.names.iter().map(|(_, n)| u64::from(*n)).sum::<u64>()
