@@ -228,3 +228,18 @@ fn thread_by_thread_equals_all_at_once() {
         }
     }
 }
+
+/// A thread runs alone with its RMWs split (a load and a store, whose
+/// places in mo multiply the runs) only when the engine's RMWs may have
+/// left a path out (`split_lost.rs`). A test-and-set lock taken twice by
+/// one thread never needs one promised value twice: it finishes with the
+/// engine's RMWs, complete, and agrees with all threads at once (always
+/// split, it stopped at the 1,000,000-run work cap with no verdict).
+#[test]
+fn a_thread_is_split_only_when_a_path_needs_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-spin/tas-relock-vulkan.litmus");
+    let src = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(agree("tas-relock-vulkan", &src, "vulkan"), 12);
+    let r = run("tas-relock-vulkan", &src, "vulkan", false);
+    assert_eq!((r.verdict(), r.positive), (Some(true), 12));
+}

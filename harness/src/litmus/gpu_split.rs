@@ -91,55 +91,28 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
                 t.body.clear();
             }
         }
-        let p = Program {
-            test: &alone,
-            layout: prog.layout,
-            file: prog.file,
-            unroll: prog.unroll,
-            discarded: Default::default(),
-            observed: prog.observed,
-            default_scope: prog.default_scope,
-            final_order: prog.final_order,
-            opencl: prog.opencl,
-            ghost: prog.ghost.clone(),
-            groups: prog.groups,
-            split_rmws: Some(Default::default()),
-        };
-        let t = k as ThreadId + 1;
-        let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
-        let fault: RefCell<Option<String>> = RefCell::new(None);
-        let log = p.split_rmws.as_ref().expect("set above");
-        let mut run = rt::run(&config, &|| {
-            log.lock().unwrap_or_else(|e| e.into_inner()).clear();
-            let state = p.execute();
-            let mut g = rt::current_graph();
-            // The RMWs ran as loads and stores (split_rmw.rs).
-            let rmws = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
-            if let Err(why) = super::split_rmw::join(&mut g, &rmws) {
-                fault.borrow_mut().get_or_insert(why);
-                return;
-            }
-            let mut ways = ways.borrow_mut();
-            if ways.len() < super::cyclic::MAX_KEPT {
-                ways.entry(thread_key(&g, t)).or_insert((g, state));
-            }
-        });
-        if let Some(why) = fault.into_inner() {
-            // Nothing of these runs can be trusted: no combination is built.
-            run.complete = false;
-            run.incomplete_reason = Some(why);
-        }
         let who = format!("P{} alone", prog.test.threads[k].index);
-        if lost.is_none() {
-            lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
+        // First with the engine's RMWs (each consumes the write it reads);
+        // when that may have left out a path on which two RMWs read one
+        // promised value (split_lost.rs), again with the RMWs split into a
+        // load and a store (split_rmw.rs), which reads any value any number
+        // of times but multiplies the runs by the stores' places in mo.
+        let (mut run, mut ways) = run_alone(prog, &alone, k, &config, false);
+        let mut thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
+        if thread_lost.is_some() {
+            (run, ways) = run_alone(prog, &alone, k, &config, true);
+            thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
         }
-        if let Some(why) = super::cyclic::work_cap(&run, None, ways.borrow().len(), &who) {
+        if lost.is_none() {
+            lost = thread_lost;
+        }
+        if let Some(why) = super::cyclic::work_cap(&run, None, ways.len(), &who) {
             run.complete = false;
             run.incomplete_reason = Some(why);
         }
         per_thread.push(gpu_free::group(
-            ways.into_inner().into_values().collect(),
-            t,
+            ways.into_values().collect(),
+            k as ThreadId + 1,
             &alone,
             vulkan,
         ));
@@ -166,6 +139,60 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         run: merged.expect("a litmus test has a thread"),
         lost,
     }
+}
+
+/// The distinct ways of test thread `k` (engine thread `k + 1`) run alone
+/// with the promising thread (`alone`: the test with the other threads'
+/// bodies emptied), its RMWs split into a load and a store when `split`.
+fn run_alone(
+    prog: &Program,
+    alone: &super::ast::Test,
+    k: usize,
+    config: &RunConfig,
+    split: bool,
+) -> (RunResult, BTreeMap<String, (ExecutionGraph, FinalState)>) {
+    let p = Program {
+        test: alone,
+        layout: prog.layout,
+        file: prog.file,
+        unroll: prog.unroll,
+        discarded: Default::default(),
+        observed: prog.observed,
+        default_scope: prog.default_scope,
+        final_order: prog.final_order,
+        opencl: prog.opencl,
+        ghost: prog.ghost.clone(),
+        groups: prog.groups,
+        split_rmws: split.then(Default::default),
+    };
+    let t = k as ThreadId + 1;
+    let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
+    let fault: RefCell<Option<String>> = RefCell::new(None);
+    let mut run = rt::run(config, &|| {
+        if let Some(log) = &p.split_rmws {
+            log.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        }
+        let state = p.execute();
+        let mut g = rt::current_graph();
+        if let Some(log) = &p.split_rmws {
+            // The RMWs ran as loads and stores (split_rmw.rs).
+            let rmws = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
+            if let Err(why) = super::split_rmw::join(&mut g, &rmws) {
+                fault.borrow_mut().get_or_insert(why);
+                return;
+            }
+        }
+        let mut ways = ways.borrow_mut();
+        if ways.len() < super::cyclic::MAX_KEPT {
+            ways.entry(thread_key(&g, t)).or_insert((g, state));
+        }
+    });
+    if let Some(why) = fault.into_inner() {
+        // Nothing of these runs can be trusted: no combination is built.
+        run.complete = false;
+        run.incomplete_reason = Some(why);
+    }
+    (run, ways.into_inner())
 }
 
 impl Runs {
