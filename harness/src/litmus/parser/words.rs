@@ -83,21 +83,7 @@ pub(super) fn atomic_of(name: &str) -> Option<(AtomicOp, bool)> {
         Some(r) => (r, true),
         None => (rest, false),
     };
-    let op = match rest {
-        "load" => AtomicOp::Load,
-        "store" => AtomicOp::Store,
-        "exchange" => AtomicOp::Exchange,
-        "fetch_add" => AtomicOp::FetchAdd,
-        "fetch_sub" => AtomicOp::FetchSub,
-        "fetch_and" => AtomicOp::FetchAnd,
-        "fetch_or" => AtomicOp::FetchOr,
-        "fetch_xor" => AtomicOp::FetchXor,
-        "fetch_min" => AtomicOp::FetchMin,
-        "fetch_max" => AtomicOp::FetchMax,
-        "compare_exchange_strong" => AtomicOp::CasStrong,
-        "compare_exchange_weak" => AtomicOp::CasWeak,
-        _ => return None,
-    };
+    let op = ATOMIC_OPS.into_iter().find(|&op| atomic_base(op) == rest)?;
     Some((op, explicit))
 }
 
@@ -174,9 +160,26 @@ pub(super) fn value_roles(op: AtomicOp) -> &'static [&'static str] {
     }
 }
 
-/// The name of an atomic function.
-pub(super) fn atomic_name(op: AtomicOp, explicit: bool) -> String {
-    let base = match op {
+/// Every atomic function.
+const ATOMIC_OPS: [AtomicOp; 12] = [
+    AtomicOp::Load,
+    AtomicOp::Store,
+    AtomicOp::Exchange,
+    AtomicOp::FetchAdd,
+    AtomicOp::FetchSub,
+    AtomicOp::FetchAnd,
+    AtomicOp::FetchOr,
+    AtomicOp::FetchXor,
+    AtomicOp::FetchMin,
+    AtomicOp::FetchMax,
+    AtomicOp::CasStrong,
+    AtomicOp::CasWeak,
+];
+
+/// An atomic function's name between `atomic_` and `[_explicit]`: the one
+/// spelling that reading ([`atomic_of`]) and messages ([`atomic_name`]) share.
+fn atomic_base(op: AtomicOp) -> &'static str {
+    match op {
         AtomicOp::Load => "load",
         AtomicOp::Store => "store",
         AtomicOp::Exchange => "exchange",
@@ -189,6 +192,10 @@ pub(super) fn atomic_name(op: AtomicOp, explicit: bool) -> String {
         AtomicOp::FetchMax => "fetch_max",
         AtomicOp::CasStrong => "compare_exchange_strong",
         AtomicOp::CasWeak => "compare_exchange_weak",
-    };
-    format!("atomic_{base}{}", if explicit { "_explicit" } else { "" })
+    }
+}
+
+/// The name of an atomic function.
+pub(super) fn atomic_name(op: AtomicOp, explicit: bool) -> String {
+    format!("atomic_{}{}", atomic_base(op), if explicit { "_explicit" } else { "" })
 }
