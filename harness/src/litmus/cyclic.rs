@@ -51,6 +51,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
+mod chains;
 mod domains;
 mod result;
 mod rf_choices;
@@ -319,6 +320,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         // thread alone reads another's value only from the domain (see
         // `explore`).
         let mut way_values: Option<Vec<BTreeSet<u64>>> = None;
+        let mut not_grown: Option<String> = None;
         let run = if step2 == Step2::ThreadByThread {
             // Thread by thread (gpu_split.rs). Vulkan's free reads are given
             // their writes location by location (gpu_free.rs); PTX's
@@ -330,6 +332,13 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             let runs = super::gpu_split::run_threads(p, &config, vulkan);
             if prog.test.gpu.is_none() {
                 way_values = Some(written_by_ways(prog, runs.graphs(), &domain, ghost_thread));
+            } else if runs.run.complete && runs.run.failures.is_empty() {
+                // A PTX or Vulkan test's domains grow by the values of the
+                // value-closed partial combinations (chains.rs).
+                match chains::grown(prog, &runs, &domain, &inits) {
+                    Ok(v) => way_values = Some(v),
+                    Err(why) => not_grown = Some(why),
+                }
             }
             lost = lost.or(runs.lost.clone());
             if runs.run.complete && runs.run.failures.is_empty() {
@@ -372,7 +381,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             run
         };
         if incomplete.is_none() {
-            incomplete = tally.sampled.take();
+            incomplete = tally.sampled.take().or(not_grown);
         }
         for (w, v) in written.iter_mut().zip(way_values.into_iter().flatten()) {
             w.extend(v);
@@ -425,6 +434,8 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         // consistent-only growth) is tried instead, see `explore`.
         let last = match (step2, prog.test.gpu.is_none()) {
             (Step2::ThreadByThread, true) => SPLIT_ROUNDS,
+            // One round per read a chain may pass a value through.
+            (Step2::ThreadByThread, false) => chains::rounds(prog.test, prog.unroll),
             _ => ROUNDS,
         };
         if round == last {

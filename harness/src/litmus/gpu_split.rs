@@ -196,6 +196,12 @@ fn run_alone(
 }
 
 impl Runs {
+    /// Per test thread, its distinct ways grouped by their free reads (the
+    /// domains' growth, `cyclic/chains.rs`).
+    pub fn groups(&self) -> &[Vec<Group>] {
+        &self.per_thread
+    }
+
     /// The graphs of every thread's distinct ways (each with the promising
     /// thread's stores it ran with; one per group of free-read values).
     pub fn graphs(&self) -> impl Iterator<Item = &ExecutionGraph> + '_ {
