@@ -236,6 +236,9 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             None => d.2.extend(&seeds),
         }
     }
+    // The first round's domains: a value in them needs no write to be read
+    // when the domains grow (chains.rs).
+    let initial: Vec<BTreeSet<u64>> = domain.iter().map(|(_, _, d)| d.clone()).collect();
     let config = RunConfig {
         model: MemoryModel::Porf,
         strategy,
@@ -335,7 +338,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             } else if runs.run.complete && runs.run.failures.is_empty() {
                 // A PTX or Vulkan test's domains grow by the values of the
                 // value-closed partial combinations (chains.rs).
-                match chains::grown(prog, &runs, &domain, &inits) {
+                match chains::grown(prog, &runs, &domain, &inits, &initial) {
                     Ok(v) => way_values = Some(v),
                     Err(why) => not_grown = Some(why),
                 }
