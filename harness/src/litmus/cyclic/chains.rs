@@ -119,10 +119,8 @@ pub(super) fn grown(
     for (k, (groups, cut)) in runs.groups().iter().zip(runs.cut()).enumerate() {
         let t = k as ThreadId + 1;
         let mut distinct: BTreeSet<Vec<Step>> = BTreeSet::new();
-        // A prefix cut at the unroll bound has no free reads worked out:
-        // its every read must be justified.
-        let cut = cut.graphs.iter().map(|g| (g, &[][..]));
-        for (g, free) in groups.iter().map(|grp| (&grp.graph, grp.free.as_slice())).chain(cut) {
+        for grp in groups {
+            let g = &grp.graph;
             let entries: HashMap<Loc, usize> = domain
                 .iter()
                 .enumerate()
@@ -133,7 +131,7 @@ pub(super) fn grown(
                 match &e.kind {
                     // A free read (gpu_free.rs): nothing in its thread
                     // depends on its value, so any write justifies it.
-                    EventKind::Read(_) if free.contains(&(i as u32)) => {}
+                    EventKind::Read(_) if grp.free.contains(&(i as u32)) => {}
                     EventKind::Read(r) => {
                         if let Some(&d) = entries.get(&r.loc) {
                             steps.push(Step::Read(d, r.value));
@@ -149,10 +147,21 @@ pub(super) fn grown(
             }
             distinct.insert(steps);
         }
-        if distinct.is_empty() {
-            distinct.insert(Vec::new());
+        // A prefix cut at the unroll bound has no free reads worked out:
+        // its every read must be justified.
+        let entries = entries_of(prog, &cut.allocs, domain);
+        for prefix in &cut.prefixes {
+            distinct.insert(
+                prefix
+                    .iter()
+                    .filter_map(|&(write, loc, v)| {
+                        let d = *entries.get(&loc)?;
+                        Some(if write { Step::Write(d, v) } else { Step::Read(d, v) })
+                    })
+                    .collect(),
+            );
         }
-        ways.push(distinct.into_iter().collect());
+        ways.push(maximal(distinct));
     }
     let total = ways
         .iter()
@@ -192,6 +201,39 @@ pub(super) fn grown(
             k += 1;
         }
     }
+}
+
+/// Per location of `allocs` (the main thread's allocations in layout
+/// order), its domain entry.
+fn entries_of(prog: &Program, allocs: &[Loc], domain: &[(u32, u32, BTreeSet<u64>)]) -> HashMap<Loc, usize> {
+    domain
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (b, e, _))| {
+            let before: u32 = prog.layout.names.iter().take(*b as usize).map(|(_, n)| *n).sum();
+            Some((*allocs.get((before + e) as usize)?, i))
+        })
+        .collect()
+}
+
+/// The ways of `distinct` that are no proper prefix of another (the
+/// growth over a way's prefix is part of the growth over the way: the
+/// longer way only adds writes after it); at least the empty way.
+fn maximal(distinct: BTreeSet<Vec<Step>>) -> Vec<Vec<Step>> {
+    let all: Vec<Vec<Step>> = distinct.into_iter().collect();
+    // In sorted order a way's extensions follow it directly (its proper
+    // prefixes come before it), so a way is a prefix of another exactly
+    // when it is one of the next.
+    let mut out: Vec<Vec<Step>> = Vec::with_capacity(all.len());
+    for (i, w) in all.iter().enumerate() {
+        if !all.get(i + 1).is_some_and(|next| next.starts_with(w)) {
+            out.push(w.clone());
+        }
+    }
+    if out.is_empty() {
+        out.push(Vec::new());
+    }
+    out
 }
 
 /// Grows each way of `combo` from nothing along po while its next event
@@ -345,5 +387,14 @@ mod tests {
         let p1 = [Step::Read(1, 7), Step::Write(0, 6)];
         let got = grown_from(&[&p0, &p1], &initial);
         assert_eq!(got, BTreeSet::from([(0, 0), (1, 0), (2, 0)]));
+    }
+
+    /// Prefixes of another way of the thread are dropped, nothing else.
+    #[test]
+    fn only_maximal_ways_are_kept() {
+        let (r0, r1, w1) = (Step::Read(0, 0), Step::Read(0, 1), Step::Write(0, 1));
+        let ways = BTreeSet::from([vec![], vec![r0], vec![r0, w1], vec![r1], vec![r0, w1, r1], vec![r1, w1]]);
+        assert_eq!(maximal(ways), vec![vec![r0, w1, r1], vec![r1, w1]]);
+        assert_eq!(maximal(BTreeSet::new()), vec![Vec::<Step>::new()]);
     }
 }
