@@ -21,8 +21,12 @@
 //!    validation), and every location every order of its writes; each such
 //!    graph is judged by the model's axioms, without acyclic(po ∪ rf).
 //!    Distinct consistent graphs are the executions.
-//! 4. The values the consistent executions write join the domains; when a
-//!    domain grew, the test runs again (at most [`ROUNDS`] times).
+//! 4. The values the consistent executions write join the domains (a PTX
+//!    or Vulkan test's also the values of value-closed partial
+//!    combinations, `cyclic/chains.rs`, so a value only a chain of writes
+//!    across threads reaches is promised); when a domain grew, the test
+//!    runs again (at most [`ROUNDS`] times, a PTX or Vulkan test up to once
+//!    per read it can make).
 //!
 //! A value that only a cycle of copies justifies (herd's symbolic `S8`: in
 //! herd's `thinair`, each thread stores what it read from the other) could
@@ -236,7 +240,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             None => d.2.extend(&seeds),
         }
     }
-    // The first round's domains: a value in them needs no write to be read
+    // The first round's domains: the constants a po ∪ rf cycle may justify
     // when the domains grow (chains.rs).
     let initial: Vec<BTreeSet<u64>> = domain.iter().map(|(_, _, d)| d.clone()).collect();
     let config = RunConfig {
