@@ -518,3 +518,22 @@ fn dot_draws_the_models_sw_edges() {
         "{ptx}"
     );
 }
+
+/// `race_free` in `--json` is what the run proves: false once a race is
+/// seen, true from a complete run, and null from a partial run that saw
+/// none under a model that defines races (Vulkan); PTX defines none, so
+/// its runs are race free however partial.
+#[test]
+fn a_partial_run_does_not_claim_race_freedom() {
+    let race_free = |file: &str, max: &str| {
+        let f = corpus().join("..").join(file);
+        let out = scopecheck(&["litmus", "--json", "--max-executions", max, f.to_str().unwrap()]);
+        let v: serde_json::Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+        (v["complete"].as_bool().unwrap(), v["race_free"].clone())
+    };
+    use serde_json::Value::{Bool, Null};
+    assert_eq!(race_free("vulkan-host/ssw-war.litmus", "1"), (false, Null));
+    assert_eq!(race_free("vulkan-host/ssw-war.litmus", "100"), (true, Bool(true)));
+    assert_eq!(race_free("vulkan-host/ssw-no-vis.litmus", "1"), (false, Bool(false)));
+    assert_eq!(race_free("ptx-host/ld-constant-mp.litmus", "1"), (false, Bool(true)));
+}
