@@ -536,4 +536,14 @@ fn a_partial_run_does_not_claim_race_freedom() {
     assert_eq!(race_free("vulkan-host/ssw-war.litmus", "100"), (true, Bool(true)));
     assert_eq!(race_free("vulkan-host/ssw-no-vis.litmus", "1"), (false, Bool(false)));
     assert_eq!(race_free("ptx-host/ld-constant-mp.litmus", "1"), (false, Bool(true)));
+    // The herd-style text says the same.
+    let f = corpus().join("../vulkan-host/ssw-war.litmus");
+    let out = scopecheck(&["litmus", "--max-executions", "1", f.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\nRaces none found in the executions explored\n"),
+        "{stdout}"
+    );
+    let out = scopecheck(&["litmus", f.to_str().unwrap()]);
+    assert!(text(&out.stdout).contains("\nRaces none\n"), "{}", text(&out.stdout));
 }

@@ -173,7 +173,10 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(why) = &r.no_answer {
         let _ = writeln!(o, "No answer: {why}");
     }
-    if r.races.is_empty() {
+    if r.races.is_empty() && r.partial().is_some() {
+        // What was not explored may race: the absence is not proven.
+        o.push_str("Races none found in the executions explored\n");
+    } else if r.races.is_empty() {
         o.push_str("Races none\n");
     } else {
         let _ = writeln!(o, "Races {} racy executions of {}", r.racy_executions, r.executions);
