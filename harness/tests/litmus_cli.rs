@@ -547,3 +547,41 @@ fn a_partial_run_does_not_claim_race_freedom() {
     let out = scopecheck(&["litmus", f.to_str().unwrap()]);
     assert!(text(&out.stdout).contains("\nRaces none\n"), "{}", text(&out.stdout));
 }
+
+/// Under `rc11` a racy test prints herd's `Undef` in place of the verdict
+/// and `Flag *undef*` after the witnesses (herd's rc11.cat says
+/// `undefined_unless empty dr`); the condition's answer stays in the
+/// Observation line and in `--json`. Under `cpp20` (no herd model) and
+/// for a race-free test the verdict line is Ok/No as before.
+#[test]
+fn a_racy_test_is_undef_under_rc11_as_herd_prints_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("lb-plain.litmus");
+    std::fs::write(
+        &f,
+        "C lb-plain\n{ x = 0; y = 0; }\nP0 (int* x, int* y) {\n  int r0 = *x;\n  *y = 1;\n}\n\
+         P1 (int* x, int* y) {\n  int r0 = *y;\n  *x = 1;\n}\nexists (0:r0=1 /\\ 1:r0=1)\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let out = scopecheck(&["litmus", f]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\nUndef\nWitnesses\nPositive: 0 Negative: 3\nFlag *undef*\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nObservation lb-plain Never 0 3\n"), "{stdout}");
+    let out = scopecheck(&["litmus", "--json", f]);
+    let v: serde_json::Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(v["verdict"], "No");
+    let out = scopecheck(&["litmus", "--model", "cpp20", f]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\nNo\nWitnesses\n") && !stdout.contains("Undef"),
+        "{stdout}"
+    );
+    let sb = dir.path().join("sb.litmus");
+    std::fs::write(&sb, SB).unwrap();
+    let out = scopecheck(&["litmus", sb.to_str().unwrap()]);
+    assert!(!text(&out.stdout).contains("Undef"), "{}", text(&out.stdout));
+}
