@@ -30,7 +30,7 @@ use scopecheck_checker::event::{EventId, EventKind, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig, RunResult};
+use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -168,6 +168,16 @@ fn run_alone(
     let t = k as ThreadId + 1;
     let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
     let fault: RefCell<Option<String>> = RefCell::new(None);
+    // Split, the thread's ways are found value by value (explore/values.rs):
+    // its own writes and the promising thread's are all there before it
+    // reads, and which of them a read reads, or where a write goes in mo, is
+    // thrown away here anyway (the validation gives every read every write
+    // of its value and every location every order of its writes).
+    let values = RunConfig {
+        strategy: StrategyChoice::Values,
+        ..config.clone()
+    };
+    let config = if split { &values } else { config };
     let mut run = rt::run(config, &|| {
         if let Some(log) = &p.split_rmws {
             log.lock().unwrap_or_else(|e| e.into_inner()).clear();
