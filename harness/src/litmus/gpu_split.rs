@@ -17,7 +17,10 @@
 //! after each run (`split_rmw.rs`): the promising thread stores each value
 //! once, and an RMW would consume it, so two RMWs of the thread could not
 //! read one promised value although the other threads' writes may give it
-//! twice.
+//! twice. Those runs are explored value by value
+//! (`scopecheck_checker::explore::values`), not by the optimal explorer,
+//! whose every place in mo for each split store multiplied them past the
+//! work cap: only the values a thread's reads took are kept here.
 //!
 //! The combinations are a product, so they are counted against a budget
 //! ([`MAX_COMBINATIONS`]); past it the enumeration stops and says so.
@@ -96,7 +99,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         // when that may have left out a path on which two RMWs read one
         // promised value (split_lost.rs), again with the RMWs split into a
         // load and a store (split_rmw.rs), which reads any value any number
-        // of times but multiplies the runs by the stores' places in mo.
+        // of times; explored value by value (explore/values.rs).
         let (mut run, mut ways) = run_alone(prog, &alone, k, &config, false);
         let mut thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
         if thread_lost.is_some() {
