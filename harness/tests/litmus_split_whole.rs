@@ -270,6 +270,8 @@ fn split_spin_loops_complete() {
         ("relay-ptx.litmus", "ptx7.5", 62, 62),
         ("relay-add-vulkan.litmus", "vulkan", 0, 0),
         ("swap-add-vulkan.litmus", "vulkan", 0, 0),
+        ("swap-loop-ptx.litmus", "ptx6.0", 0, 0),
+        ("swap-loop-ptx.litmus", "ptx7.5", 0, 0),
     ] {
         let src = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(agree(file, &src, model), executions, "{file} {model}");
