@@ -40,6 +40,12 @@ pub enum StrategyChoice {
         /// The bug depth it targets (1: no change point).
         depth: u32,
     },
+    /// Every distinct value each read can take under one fixed interleaving,
+    /// every write last in mo: the litmus front end's runs of one thread
+    /// alone with a thread that only writes, on the `porf` base
+    /// (`crate::explore::values`). Not an explorer for programs in general:
+    /// anywhere else it leaves executions out.
+    Values,
     /// One part of the exhaustive exploration: shard `index` of `count`.
     /// The shards' executions are disjoint and together are exactly those of
     /// [`StrategyChoice::Exhaustive`], so their counts add up.

@@ -10,6 +10,7 @@ use crate::explore::{
     reference::Reference,
     replay::Replay,
     trust::{Shard, Trust},
+    values::Values,
     Strategy,
 };
 use crate::token;
@@ -62,6 +63,7 @@ fn make_unbounded(c: &StrategyChoice) -> Result<Box<dyn Strategy>, String> {
     Ok(match c {
         StrategyChoice::Exhaustive => Box::new(Trust::new()),
         StrategyChoice::Reference => Box::new(Reference::new()),
+        StrategyChoice::Values => Box::new(Values::new()),
         StrategyChoice::Random { seed, iterations } => Box::new(RandomWalk::new(*seed, *iterations)),
         StrategyChoice::Replay(tok) => Box::new(Replay::new(
             token::decode(tok).map_err(|e| format!("cannot replay: {e}"))?,

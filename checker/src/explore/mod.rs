@@ -15,6 +15,7 @@ pub mod reference;
 pub mod replay;
 mod revisit;
 pub mod trust;
+pub mod values;
 
 use crate::event::{EventId, ThreadId};
 use crate::graph::ExecutionGraph;

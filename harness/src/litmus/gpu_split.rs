@@ -17,7 +17,10 @@
 //! after each run (`split_rmw.rs`): the promising thread stores each value
 //! once, and an RMW would consume it, so two RMWs of the thread could not
 //! read one promised value although the other threads' writes may give it
-//! twice.
+//! twice. Those runs are explored value by value
+//! (`scopecheck_checker::explore::values`), not by the optimal explorer,
+//! whose every place in mo for each split store multiplied them past the
+//! work cap: only the values a thread's reads took are kept here.
 //!
 //! The combinations are a product, so they are counted against a budget
 //! ([`MAX_COMBINATIONS`]); past it the enumeration stops and says so.
@@ -30,7 +33,7 @@ use scopecheck_checker::event::{EventId, EventKind, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig, RunResult};
+use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -100,7 +103,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         // when that may have left out a path on which two RMWs read one
         // promised value (split_lost.rs), again with the RMWs split into a
         // load and a store (split_rmw.rs), which reads any value any number
-        // of times but multiplies the runs by the stores' places in mo.
+        // of times; explored value by value (explore/values.rs).
         let (mut run, mut ways, mut cut) = run_alone(prog, &alone, k, &config, false);
         let mut thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
         if thread_lost.is_some() {
@@ -180,6 +183,16 @@ fn run_alone(
     let t = k as ThreadId + 1;
     let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
     let fault: RefCell<Option<String>> = RefCell::new(None);
+    // Split, the thread's ways are found value by value (explore/values.rs):
+    // its own writes and the promising thread's are all there before it
+    // reads, and which of them a read reads, or where a write goes in mo, is
+    // thrown away here anyway (the validation gives every read every write
+    // of its value and every location every order of its writes).
+    let values = RunConfig {
+        strategy: StrategyChoice::Values,
+        ..config.clone()
+    };
+    let config = if split { &values } else { config };
     let mut run = rt::run(config, &|| {
         if let Some(log) = &p.split_rmws {
             log.lock().unwrap_or_else(|e| e.into_inner()).clear();
