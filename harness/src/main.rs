@@ -660,7 +660,14 @@ fn report(
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     let expect_text = comparison.as_ref().map(|(r, v)| match v {
-        Verdict::Agrees => format!("agrees with row {} ({}:{})", r.path_text, expect_file, r.line),
+        Verdict::Agrees => {
+            // A partial run agrees only where what it found proves the row.
+            let partial = outcome.as_ref().ok().and_then(TestResult::partial);
+            let how = partial.map_or(String::new(), |why| {
+                format!(": this run is {why}, and the executions it found prove every answer the row records")
+            });
+            format!("agrees with row {} ({}:{}){how}", r.path_text, expect_file, r.line)
+        }
         Verdict::Unrecorded => format!("no answer recorded in row {} ({}:{})", r.path_text, expect_file, r.line),
         Verdict::NotCompared(why) => format!(
             "not compared with row {} ({}:{}): this run is {why}, and what it found contradicts nothing",

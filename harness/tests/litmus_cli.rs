@@ -392,6 +392,36 @@ fn a_sample_answers_only_what_it_proves() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("condition_holds: expected 0, found 1"));
+    // ... and one that proves every answer its row records agrees; a row
+    // that also records race freedom (which no sample proves) is not
+    // compared.
+    let right = dir.path().join("right.tsv");
+    for (row, agrees) in [
+        ("sb.litmus\trc11\t1\t\t\t\n", true),
+        ("sb.litmus\trc11\t1\t1\t\t\n", false),
+    ] {
+        std::fs::write(&right, row).unwrap();
+        let out = scopecheck(&[
+            "litmus",
+            "--expect",
+            right.to_str().unwrap(),
+            "--strategy",
+            "random:1:200",
+            sb.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{stdout}{stderr}");
+        if agrees {
+            assert!(
+                stdout.contains("the executions it found prove every answer the row records"),
+                "{stdout}"
+            );
+            assert!(stderr.contains("1 agreements"), "{stderr}");
+        } else {
+            assert!(stdout.contains("Expect not compared with row sb.litmus"), "{stdout}");
+            assert!(stderr.contains("1 not compared (partial runs)"), "{stderr}");
+        }
+    }
 }
 
 /// `--json` on the mixed-declaration tests: the verdict and `race_free` of

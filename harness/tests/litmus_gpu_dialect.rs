@@ -6,55 +6,24 @@
 //! `locations` list, Vulkan's `ld` of a constant and PTX's `suatom` and
 //! `sured` were parse errors, and `semsc01` was read as `semsc1`.
 
-use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
-use std::path::Path;
+mod common;
+
+use common::litmus_rows::{
+    corpus_dir, every_row_agrees, model_options as opts, run_file, run_source as run_src, states,
+};
+use scopecheck::litmus::{check_source, TestResult};
 
 fn dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-dialect")
-}
-
-fn opts(model: &str) -> Options {
-    Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
-    }
-}
-
-fn run_src(name: &str, src: &str, model: &str) -> TestResult {
-    check_source(name, src, &opts(model)).unwrap_or_else(|e| panic!("{name}: {}", e.located(name)))
+    corpus_dir("gpu-dialect")
 }
 
 fn run(file: &str, model: &str) -> TestResult {
-    run_src(file, &std::fs::read_to_string(dir().join(file)).unwrap(), model)
-}
-
-/// The final states, each as `var=value` joined by spaces, sorted.
-fn states(r: &TestResult) -> Vec<String> {
-    r.states
-        .keys()
-        .map(|s| s.iter().map(|(v, x)| format!("{v}={x}")).collect::<Vec<_>>().join(" "))
-        .collect()
+    run_file(&dir(), file, model)
 }
 
 #[test]
-fn every_row_agrees() {
-    let rows = std::fs::read_to_string(dir().join("expected.tsv")).unwrap();
-    let mut checked = 0;
-    for line in rows.lines().skip(1).filter(|l| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let [path, model, property, "-", expected] = f.as_slice() else {
-            panic!("bad row: {line}")
-        };
-        let r = run(path, model);
-        let found = match *property {
-            "condition" => r.verdict().expect("a verdict"),
-            "race_free" => r.race_free(),
-            p => panic!("unknown property {p}"),
-        };
-        assert_eq!(found, *expected == "1", "{line}");
-        checked += 1;
-    }
-    assert_eq!(checked, 16);
+fn every_row_agrees_with_its_answer() {
+    assert_eq!(every_row_agrees(&corpus_dir("gpu-dialect")), 16);
 }
 
 /// `P1: r0` and `P1 : r1` name the registers `P1:r0` and `P1:r1`: the same

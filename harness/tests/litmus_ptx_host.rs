@@ -3,44 +3,18 @@
 //! Memalloy tests set registers with it) is a register assignment, not a
 //! load (it was refused as "expected a location name").
 
-use scopecheck::litmus::{check_source, LitmusModel, Options};
-use std::path::Path;
+mod common;
 
-fn dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/ptx-host")
-}
+use common::litmus_rows::{corpus_dir, every_row_agrees, run_file, states};
+use scopecheck::litmus::{check_source, LitmusModel, Options};
 
 fn run(file: &str, model: &str) -> scopecheck::litmus::TestResult {
-    let src = std::fs::read_to_string(dir().join(file)).unwrap();
-    let opts = Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
-    };
-    check_source(file, &src, &opts).unwrap_or_else(|e| panic!("{file}: {e:?}"))
-}
-
-/// The final states, each as `var=value` joined by spaces, sorted.
-fn states(r: &scopecheck::litmus::TestResult) -> Vec<String> {
-    r.states
-        .keys()
-        .map(|s| s.iter().map(|(v, x)| format!("{v}={x}")).collect::<Vec<_>>().join(" "))
-        .collect()
+    run_file(&corpus_dir("ptx-host"), file, model)
 }
 
 #[test]
-fn every_row_agrees() {
-    let rows = std::fs::read_to_string(dir().join("expected.tsv")).unwrap();
-    let mut checked = 0;
-    for line in rows.lines().skip(1).filter(|l| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let [path, model, "condition", "-", expected] = f.as_slice() else {
-            panic!("bad row: {line}")
-        };
-        let r = run(path, model);
-        assert_eq!(r.verdict(), Some(*expected == "1"), "{line}");
-        checked += 1;
-    }
-    assert_eq!(checked, 6);
+fn every_row_agrees_with_its_answer() {
+    assert_eq!(every_row_agrees(&corpus_dir("ptx-host")), 6);
 }
 
 #[test]

@@ -125,27 +125,54 @@ pub(super) fn mutually_ordered(ns: &Nodes, env: &GpuEnv, a: usize, b: usize) -> 
     }
 }
 
-/// Whether the engine's modification order of `g` is the one graph that
-/// stands for its Vulkan execution. `vulkan.cat` reads `co` only through
-/// `asmo = co & mutordatom`: two graphs with the same rf whose orders
-/// agree on every pair of mutually ordered atomics are one execution (a
-/// plain write's place among other writes is never read). The one counted
-/// is the order that takes, at each step, the earliest event (by thread,
-/// then index) of those whose `asmo` predecessors are all placed: exactly
-/// one linear extension of each location's `asmo` passes.
-pub fn mo_is_canonical(g: &ExecutionGraph, env: &GpuEnv) -> bool {
+/// [`check`] for a graph that stands for an execution only when its
+/// modification order is the canonical one: `None` when it is not (another
+/// graph with the same rf counts the execution), else what [`check`] says.
+/// The nodes are built once for both questions.
+///
+/// `vulkan.cat` reads `co` only through `asmo = co & mutordatom`: two
+/// graphs with the same rf whose orders agree on every pair of mutually
+/// ordered atomics are one execution (a plain write's place among other
+/// writes is never read). The one counted is the order that takes, at each
+/// step, the earliest event (by thread, then index) of those whose `asmo`
+/// predecessors are all placed: exactly one linear extension of each
+/// location's `asmo` passes.
+pub fn check_counted(
+    g: &ExecutionGraph,
+    env: &GpuEnv,
+    chains_on: bool,
+) -> Option<Result<Vec<(EventId, EventId)>, VulkanAxiom>> {
     let ns = Nodes::of(g, env);
-    ns.chains.iter().all(|c| {
-        // c[0] is the initial write, first in every order.
-        let ws = &c[1..];
-        (0..ws.len()).all(|k| {
-            let free = |j: usize| (k..j).all(|i| !mutually_ordered(&ns, env, ws[i], ws[j]));
-            let least = (k..ws.len())
-                .filter(|&j| free(j))
-                .min_by_key(|&j| ns.nodes[ws[j]].id)
-                .expect("the next write of the order is free");
-            least == k
-        })
+    if !ns.chains.iter().all(|c| canonical_order(&ns, env, &c[1..])) {
+        return None;
+    }
+    let mut last = Err(VulkanAxiom::BarrierHang);
+    for p in prepare_nodes(&ns, env, chains_on) {
+        last = p.finish(&p.rf_of(g, &|_| false)).map(|()| p.races);
+        if last.is_ok() {
+            break;
+        }
+    }
+    Some(last)
+}
+
+/// Whether writes `ws` (one location's order after its initial write) are
+/// in the canonical order. Write `ws[k]` is the one that order places k-th
+/// exactly when it has the least id among the writes `ws[j]` (j >= k) with
+/// no mutually ordered write in `ws[k..j]` (those still to place whose
+/// `asmo` predecessors are placed: the earlier ones in this order). With
+/// `last[j]` the latest i < j mutually ordered with `ws[j]`, `ws[j]` is
+/// such a candidate at step k exactly when `last[j] < k`; so the order is
+/// canonical when no pair k < j has `last[j] < k` and a smaller id at j,
+/// which is quadratic per location.
+fn canonical_order(ns: &Nodes, env: &GpuEnv, ws: &[usize]) -> bool {
+    let last: Vec<Option<usize>> = (0..ws.len())
+        .map(|j| (0..j).rev().find(|&i| mutually_ordered(ns, env, ws[i], ws[j])))
+        .collect();
+    (0..ws.len()).all(|k| {
+        (k + 1..ws.len())
+            .filter(|&j| last[j].is_none_or(|i| i < k))
+            .all(|j| ns.nodes[ws[j]].id > ns.nodes[ws[k]].id)
     })
 }
 
@@ -174,7 +201,11 @@ pub struct Prepared {
 /// with its rf. The rf of atomic reads is taken from `g` here (it makes
 /// `sw`); that of non-atomic reads may change afterwards.
 pub fn prepare(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
-    let ns = Nodes::of(g, env);
+    prepare_nodes(&Nodes::of(g, env), env, chains_on)
+}
+
+/// [`prepare`] over nodes already built.
+fn prepare_nodes(ns: &Nodes, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
     // syncbar: one relation per choice of how barriers with the same id
     // meet (Nodes::syncbar_choices). A control barrier's resource belongs to
     // its workgroup: barriers of different workgroups never meet, whatever
@@ -186,7 +217,7 @@ pub fn prepare(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Vec<Prepare
         for &(a, b) in choice {
             syncbar.add(a, b);
         }
-        out.push(prepare_with(&ns, env, chains_on, &syncbar));
+        out.push(prepare_with(ns, env, chains_on, &syncbar));
     }
     out
 }

@@ -283,10 +283,17 @@ pub fn compare(e: &Expectation, outcome: &Result<TestResult, TestError>) -> Verd
             diffs.push(format!("extra final state: {}", show(x)));
         }
     }
+    // What a partial run found can still prove every answer the row
+    // records: a verdict some execution settled (`verdict()` answers only
+    // then), a race it saw. Recorded final states or race freedom need
+    // the executions not explored, so such a row stays not compared.
+    let proven = e.states.is_none()
+        && e.race_free.is_none_or(|rf| !rf && !r.race_free())
+        && e.holds.is_none_or(|_| r.verdict().is_some());
     if diffs.is_empty() {
         match partial {
-            Some(why) => Verdict::NotCompared(why),
-            None => Verdict::Agrees,
+            Some(why) if !proven => Verdict::NotCompared(why),
+            _ => Verdict::Agrees,
         }
     } else {
         Verdict::Disagrees(diffs)

@@ -170,4 +170,5 @@ impl Gen {
 }
 
 /// Packages cargo downloaded: where they are, and scratch copies.
+pub mod litmus_rows;
 pub mod registry;
