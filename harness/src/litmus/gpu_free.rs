@@ -249,6 +249,14 @@ impl Budget {
 /// [`FreeReads::reads`]) with its write and the value it reads.
 type Way = Vec<(usize, EventId, u64)>;
 
+/// A location's free reads: each (index in [`FreeReads::reads`]) with its
+/// candidate writes and their values.
+type LocReads = Vec<(usize, Vec<(EventId, u64)>)>;
+
+/// One syncbar choice that holds: its races, per location its consistent
+/// ways, and their product's size.
+type Choice = (Vec<(EventId, EventId)>, Vec<Vec<Way>>, u64);
+
 /// What [`complete`] hands `found` with each execution.
 pub struct Built<'a> {
     /// The execution.
@@ -315,7 +323,7 @@ pub fn complete(
             }
         }
     }
-    let mut by_loc: BTreeMap<Loc, Vec<(usize, Vec<(EventId, u64)>)>> = BTreeMap::new();
+    let mut by_loc: BTreeMap<Loc, LocReads> = BTreeMap::new();
     for (k, &r) in free.reads.iter().enumerate() {
         let loc = g.event(r).as_read().expect("a free read is a read").loc;
         let d = g.loc(loc).expect("loc");
@@ -343,7 +351,7 @@ pub fn complete(
     // Per syncbar choice: its races and, per location, the ways of its
     // free reads consistent with the rest (the other locations' free
     // reads unread).
-    let mut choices: Vec<(Vec<(EventId, EventId)>, Vec<Vec<Way>>, u64)> = Vec::new();
+    let mut choices: Vec<Choice> = Vec::new();
     for p in vulkan::prepare(g, env, chains_on) {
         // The rest alone (every free read unread) must hold already.
         spend(budget)?;
