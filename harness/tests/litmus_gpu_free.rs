@@ -82,9 +82,12 @@ fn a_run_known_incomplete_stops_once_the_forall_is_refuted() {
 
 /// The same program with an `exists` whose witness needs every location's
 /// reads set apart from the first way (P1 reads all 1 while P4 reads all
-/// 0): the first ways built do not satisfy it; the search for a settling
-/// way (three-valued over the locations) builds it first in the sixth
-/// graph, proving the exists.
+/// 0), which neither the first way nor the sample's one-location changes
+/// give: the search for a settling way (three-valued over the locations)
+/// builds it in the first graph; the run stops when the fifth graph's
+/// count shows it cannot be complete (six executions: the witness and each
+/// graph's first way, built for its races). Before: the memory cap, 20,000
+/// executions.
 #[test]
 fn a_run_known_incomplete_builds_an_exists_witness_first() {
     let r = run("wide-rlx-exists.litmus");
