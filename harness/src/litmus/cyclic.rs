@@ -21,8 +21,12 @@
 //!    validation), and every location every order of its writes; each such
 //!    graph is judged by the model's axioms, without acyclic(po ∪ rf).
 //!    Distinct consistent graphs are the executions.
-//! 4. The values the consistent executions write join the domains; when a
-//!    domain grew, the test runs again (at most [`ROUNDS`] times).
+//! 4. The values the consistent executions write join the domains (a PTX
+//!    or Vulkan test's also the values of value-closed partial
+//!    combinations, `cyclic/chains.rs`, so a value only a chain of writes
+//!    across threads reaches is promised); when a domain grew, the test
+//!    runs again (at most [`ROUNDS`] times, a PTX or Vulkan test up to once
+//!    per read it can make).
 //!
 //! A value that only a cycle of copies justifies (herd's symbolic `S8`: in
 //! herd's `thinair`, each thread stores what it read from the other) could
@@ -51,6 +55,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
+mod chains;
 mod domains;
 mod result;
 mod rf_choices;
@@ -245,6 +250,9 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             None => d.2.extend(&seeds),
         }
     }
+    // The first round's domains: the constants a po ∪ rf cycle may justify
+    // when the domains grow (chains.rs).
+    let initial: Vec<BTreeSet<u64>> = domain.iter().map(|(_, _, d)| d.clone()).collect();
     let config = RunConfig {
         model: MemoryModel::Porf,
         strategy,
@@ -374,6 +382,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         // thread alone reads another's value only from the domain (see
         // `explore`).
         let mut way_values: Option<Vec<BTreeSet<u64>>> = None;
+        let mut not_grown: Option<String> = None;
         let run = if step2 == Step2::ThreadByThread {
             // Thread by thread (gpu_split.rs). Vulkan's free reads are given
             // their writes location by location (gpu_free.rs); PTX's
@@ -385,6 +394,13 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             let runs = super::gpu_split::run_threads(p, &config, vulkan);
             if prog.test.gpu.is_none() {
                 way_values = Some(written_by_ways(prog, runs.graphs(), &domain, ghost_thread));
+            } else if runs.run.complete && runs.run.failures.is_empty() {
+                // A PTX or Vulkan test's domains grow by the values of the
+                // value-closed partial combinations (chains.rs).
+                match chains::grown(prog, &runs, &domain, &inits, &initial) {
+                    Ok(v) => way_values = Some(v),
+                    Err(why) => not_grown = Some(why),
+                }
             }
             lost = lost.or(runs.lost.clone());
             if runs.run.complete && runs.run.failures.is_empty() {
@@ -436,7 +452,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             run
         };
         if incomplete.is_none() {
-            incomplete = tally.sampled.take();
+            incomplete = tally.sampled.take().or(not_grown);
         }
         for (w, v) in written.iter_mut().zip(way_values.into_iter().flatten()) {
             w.extend(v);
@@ -496,6 +512,8 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         // consistent-only growth) is tried instead, see `explore`.
         let last = match (step2, prog.test.gpu.is_none()) {
             (Step2::ThreadByThread, true) => SPLIT_ROUNDS,
+            // One round per read a chain may pass a value through.
+            (Step2::ThreadByThread, false) => chains::rounds(prog.test, prog.unroll),
             _ => ROUNDS,
         };
         if round == last {

@@ -75,6 +75,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         ghost: Vec::new(),
         groups: groups.as_ref(),
         split_rmws: None,
+        cut_ways: None,
     };
     let mut check = check.clone();
     check.loc_names = loc_names(&layout);

@@ -58,6 +58,9 @@ pub struct Runs {
     /// value: `split_lost.rs`); the combinations are still built, but the
     /// outcome set is then incomplete.
     pub lost: Option<String>,
+    /// Per test thread, the prefixes of its runs that a loop cut at the
+    /// unroll bound (`cut_ways.rs`), for the domains' growth only.
+    cut: Vec<super::cut_ways::Cut>,
 }
 
 /// The events of thread `t` with the values its reads took.
@@ -82,6 +85,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         ..config.clone()
     };
     let mut per_thread = Vec::with_capacity(n);
+    let mut cuts = Vec::with_capacity(n);
     let mut merged: Option<RunResult> = None;
     let mut lost: Option<String> = None;
     for k in 0..n {
@@ -97,10 +101,10 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         // promised value (split_lost.rs), again with the RMWs split into a
         // load and a store (split_rmw.rs), which reads any value any number
         // of times but multiplies the runs by the stores' places in mo.
-        let (mut run, mut ways) = run_alone(prog, &alone, k, &config, false);
+        let (mut run, mut ways, mut cut) = run_alone(prog, &alone, k, &config, false);
         let mut thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
         if thread_lost.is_some() {
-            (run, ways) = run_alone(prog, &alone, k, &config, true);
+            (run, ways, cut) = run_alone(prog, &alone, k, &config, true);
             thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
         }
         if lost.is_none() {
@@ -110,6 +114,7 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
             run.complete = false;
             run.incomplete_reason = Some(why);
         }
+        cuts.push(cut);
         per_thread.push(gpu_free::group(
             ways.into_values().collect(),
             k as ThreadId + 1,
@@ -138,19 +143,25 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         indices: prog.test.threads.iter().map(|t| t.index).collect(),
         run: merged.expect("a litmus test has a thread"),
         lost,
+        cut: cuts,
     }
 }
 
 /// The distinct ways of test thread `k` (engine thread `k + 1`) run alone
 /// with the promising thread (`alone`: the test with the other threads'
-/// bodies emptied), its RMWs split into a load and a store when `split`.
+/// bodies emptied), its RMWs split into a load and a store when `split`;
+/// and the prefixes of its runs a loop cut at the unroll bound.
 fn run_alone(
     prog: &Program,
     alone: &super::ast::Test,
     k: usize,
     config: &RunConfig,
     split: bool,
-) -> (RunResult, BTreeMap<String, (ExecutionGraph, FinalState)>) {
+) -> (
+    RunResult,
+    BTreeMap<String, (ExecutionGraph, FinalState)>,
+    super::cut_ways::Cut,
+) {
     let p = Program {
         test: alone,
         layout: prog.layout,
@@ -164,6 +175,7 @@ fn run_alone(
         ghost: prog.ghost.clone(),
         groups: prog.groups,
         split_rmws: split.then(Default::default),
+        cut_ways: Some(Default::default()),
     };
     let t = k as ThreadId + 1;
     let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
@@ -192,10 +204,23 @@ fn run_alone(
         run.complete = false;
         run.incomplete_reason = Some(why);
     }
-    (run, ways.into_inner())
+    let cut = super::cut_ways::Cut::of(p.cut_ways.expect("set above"));
+    (run, ways.into_inner(), cut)
 }
 
 impl Runs {
+    /// Per test thread, its distinct ways grouped by their free reads (the
+    /// domains' growth, `cyclic/chains.rs`).
+    pub fn groups(&self) -> &[Vec<Group>] {
+        &self.per_thread
+    }
+
+    /// Per test thread, the prefixes of its runs a loop cut at the unroll
+    /// bound (the domains' growth, `cyclic/chains.rs`).
+    pub fn cut(&self) -> &[super::cut_ways::Cut] {
+        &self.cut
+    }
+
     /// The graphs of every thread's distinct ways (each with the promising
     /// thread's stores it ran with; one per group of free-read values).
     pub fn graphs(&self) -> impl Iterator<Item = &ExecutionGraph> + '_ {

@@ -258,6 +258,10 @@ pub struct Program<'a> {
     /// (`gpu_split.rs`): its RMWs run as a load and a store, logged here
     /// to be joined into RMWs after the run (`split_rmw.rs`).
     pub split_rmws: Option<super::split_rmw::Log>,
+    /// Set for a thread's runs alone with the promising thread
+    /// (`gpu_split.rs`): the prefixes of the runs a loop discards at the
+    /// unroll bound, for the domains' growth (`cut_ways.rs`).
+    pub cut_ways: Option<super::cut_ways::Log>,
 }
 
 /// Where thread `t` of the test runs: a host thread without a placement; a
@@ -607,6 +611,10 @@ impl ThreadRun<'_, '_> {
                     if k == self.prog.unroll {
                         if rt::execution_counts() {
                             self.prog.discarded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        if let Some(log) = &self.prog.cut_ways {
+                            let t = self.prog.test.threads.iter().position(|t| t.index == self.index);
+                            super::cut_ways::record(log, t.map_or(0, |t| t as u32 + 1));
                         }
                         rt::discard();
                     }

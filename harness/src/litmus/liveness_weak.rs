@@ -165,6 +165,7 @@ impl Prog<'_> {
             ghost: Vec::new(),
             groups: None,
             split_rmws: None,
+            cut_ways: None,
         };
         let defaults = RunConfig::default();
         let setup = layout.names.iter().map(|(_, n)| u64::from(*n)).sum::<u64>()

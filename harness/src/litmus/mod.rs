@@ -36,6 +36,7 @@ pub(crate) mod drfrlx;
 pub(crate) mod filter;
 // Public: the expected-results table (TSV) and its comparison with a run,
 // for the `scopecheck` command and the corpus tests.
+pub(crate) mod cut_ways;
 pub mod expect;
 pub(crate) mod gpu;
 pub(crate) mod gpu_branch;

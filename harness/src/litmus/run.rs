@@ -112,6 +112,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         ghost: Vec::new(),
         groups: groups.as_ref(),
         split_rmws: None,
+        cut_ways: None,
     };
     // The opencl model explores porf graphs and judges each complete one.
     let (engine_model, env) = match model {

@@ -38,7 +38,7 @@ pub(crate) mod thread_registry;
 pub use drfrlx_map::drfrlx_system;
 pub use ops::{
     current_graph, discard, fail, observe, op, op_at, perform_at, position, register_kernel, set_memory_kind, spawn_at,
-    spin, spin_on, tick, wrong_answer, yield_now,
+    spin, spin_on, tick, with_current_graph, wrong_answer, yield_now,
 };
 pub use runner::{check_not_nested, run, run_parallel, run_with};
 pub use scopecheck_checker::driver::{validate_strategy, RunConfig, RunResult, StrategyChoice};

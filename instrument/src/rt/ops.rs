@@ -244,3 +244,13 @@ pub fn current_graph() -> ExecutionGraph {
     }
     with_shared(|s| s.engine().graph.clone())
 }
+
+/// Calls `f` with the current execution's graph, without copying it
+/// (`current_graph` copies): for a caller that looks at a few events of
+/// many executions.
+pub fn with_current_graph<R>(f: impl FnOnce(&ExecutionGraph) -> R) -> R {
+    if CURRENT.with(|c| c.get()).is_none() {
+        outside_model("with_current_graph")
+    }
+    with_shared(|s| f(&s.engine().graph))
+}
