@@ -59,11 +59,21 @@ mod chains;
 mod domains;
 mod result;
 mod rf_choices;
+mod settle;
 mod validation;
 
 use domains::{constants, writes_computed_values, written_by_ways};
 pub use result::{result, Setup};
-use validation::{loc_of, validate, without_ghost, Tally};
+use settle::Settle;
+use validation::{loc_of, validate, without_ghost, Kept, Tally};
+
+/// The first pass over the combinations only counts the ways of a graph's
+/// free reads (gpu_free.rs) when one syncbar choice has more than this,
+/// building just a way that settles the condition and one that shows the
+/// races: a run that cannot be complete (more executions than it keeps)
+/// learns so after a few graphs and stops once the answer is proven; one
+/// that can is enumerated again with every way built.
+pub const DEFER_OVER: u64 = 64;
 
 /// Runs of the test with a grown value domain, at most.
 pub const ROUNDS: usize = 4;
@@ -267,19 +277,52 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         let copies = writes_computed_values(prog.test);
         let mut seen: HashSet<String> = HashSet::new();
         let mut written: Vec<BTreeSet<u64>> = domain.iter().map(|(_, _, d)| d.clone()).collect();
+        let max_kept = config.max_executions.map_or(MAX_KEPT, |m| (m as usize).min(MAX_KEPT));
         let mut tally = Tally {
             budget: MAX_GRAPHS,
             deadline,
             rejected: 0,
             sampled: None,
+            counted: 0,
+            cap: max_kept as u64,
+            defer_over: DEFER_OVER,
+            deferred: false,
         };
+        // The second pass over the combinations, when the first deferred
+        // some ways and did not stop (see `DEFER_OVER`).
+        let second = std::cell::Cell::new(false);
+        let again = std::cell::Cell::new(false);
+        // The combinations (by their place in the order, the same in both
+        // passes) whose ways the first pass deferred: only they are
+        // validated again.
+        let mut redo: HashSet<usize> = HashSet::new();
+        let mut combination = 0;
         let mut states = Vec::new();
         let mut graphs: Vec<ExecutionGraph> = Vec::new();
+        // Per kept graph, its races when the judge already gave them.
+        let mut known_races: Vec<Option<Vec<(EventId, EventId)>>> = Vec::new();
         let mut cyclic = 0;
         let mut incomplete = None;
-        let max_kept = config.max_executions.map_or(MAX_KEPT, |m| (m as usize).min(MAX_KEPT));
+        // The early stop of a run known to be incomplete (see `Stop`).
+        let settle = Settle::of(prog.test);
+        let mut stop = Stop::new(&settle, model);
         // Validates one set of events; false once the enumeration must stop.
         let mut each = |base: &ExecutionGraph, state: &FinalState, free: Option<&FreeReads>| -> bool {
+            if second.get() && tally.defer_over != u64::MAX {
+                // Everything is built this time; what the first pass kept
+                // is kept once (`seen`).
+                tally.defer_over = u64::MAX;
+                tally.counted = 0;
+                tally.budget = MAX_GRAPHS;
+                combination = 0;
+            }
+            combination += 1;
+            if second.get() && !redo.contains(&combination) {
+                // Every execution of this one was built in the first pass.
+                return true;
+            }
+            let deferred_before = tally.deferred;
+            tally.deferred = false;
             validate(
                 prog,
                 &operands,
@@ -288,7 +331,9 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
                 free,
                 model,
                 &mut tally,
-                &mut |g2, state, is_cyclic| {
+                &settle,
+                &mut |k: Kept| {
+                    let g2 = k.graph;
                     if !seen.insert(canonical_key(g2)) {
                         return true;
                     }
@@ -300,9 +345,16 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
                             }
                         }
                     }
-                    cyclic += is_cyclic as u64;
-                    states.push(state);
+                    cyclic += k.cyclic as u64;
+                    stop.saw(&k.state, k.races.as_deref());
+                    states.push(k.state);
                     graphs.push(g2.clone());
+                    known_races.push(k.races);
+                    // Known incomplete: once the executions found prove
+                    // the answer (and a race), the rest only add outcomes.
+                    if k.doomed && stop.proven() {
+                        return false;
+                    }
                     // Past a cap the rest need not be judged (said below).
                     states.len() < max_kept
                 },
@@ -315,11 +367,14 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
                     "the po ∪ rf-cyclic enumeration's memory cap: {MAX_KEPT} consistent executions kept, the rest \
                      not enumerated; the outcome set is incomplete"
                 ));
-            } else if let Some(why) = tally.sampled.as_ref().filter(|_| answered(prog.test, &states)) {
-                // Incomplete already: once the executions found prove the
-                // condition's answer, the rest can only add outcomes.
-                incomplete = Some(why.clone());
+            } else if (tally.sampled.is_some() || tally.counted > tally.cap) && stop.proven() {
+                incomplete = Some(stop.reason(tally.sampled.as_deref(), tally.counted, tally.cap, states.len()));
             }
+            if tally.deferred && !second.get() {
+                redo.insert(combination);
+            }
+            tally.deferred |= deferred_before;
+            again.set(tally.deferred && incomplete.is_none() && !second.get());
             incomplete.is_none()
         };
         // Thread by thread, a C or OpenCL test's domains grow by every value
@@ -349,7 +404,16 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             }
             lost = lost.or(runs.lost.clone());
             if runs.run.complete && runs.run.failures.is_empty() {
-                if let Err(why) = runs.combinations(ghost_thread, &mut |g, st, free| each(g, st, Some(free))) {
+                let mut failed = runs
+                    .combinations(ghost_thread, &mut |g, st, free| each(g, st, Some(free)))
+                    .err();
+                if failed.is_none() && again.get() {
+                    second.set(true);
+                    failed = runs
+                        .combinations(ghost_thread, &mut |g, st, free| each(g, st, Some(free)))
+                        .err();
+                }
+                if let Some(why) = failed {
                     incomplete = Some(why);
                 }
             }
@@ -405,8 +469,15 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             cyclic,
         };
         found.rejected = tally.rejected;
-        // Judge again for races and divergence.
+        // Judge again for races and divergence (a GPU judge gave the races
+        // already).
         for (i, g2) in found.graphs.iter().enumerate() {
+            if let Some(r) = known_races[i].take() {
+                if !r.is_empty() {
+                    found.races.push((i, g2.clone(), r));
+                }
+                continue;
+            }
             let unsequenced = operands.pairs(g2, threads);
             match model {
                 CyclicModel::C11 => {
@@ -458,16 +529,59 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
     }
 }
 
-/// Whether `states` settle the condition of `test` whatever other
-/// executions would add: an `exists` or `~exists` state that satisfies it,
-/// a `forall` state that does not (among the states the filter keeps).
-fn answered(test: &Test, states: &[FinalState]) -> bool {
-    use super::ast::Quantifier;
-    let Some(c) = &test.condition else { return false };
-    let filter = super::filter::Filter::of(test);
-    let mut kept = states.iter().filter(|s| filter.keeps(s));
-    match c.quantifier {
-        Quantifier::Exists | Quantifier::NotExists => kept.any(|s| super::interp::holds(&c.prop, s)),
-        Quantifier::Forall => kept.any(|s| !super::interp::holds(&c.prop, s)),
+/// When a run known to be incomplete stops: once the executions found
+/// settle the condition ([`Settle`]; a test without one has nothing to
+/// prove) and, under a model with races (Vulkan), one of them races, so
+/// that the verdict and `race_free` of the partial run are both proven.
+struct Stop<'a> {
+    settle: &'a Settle<'a>,
+    settled: bool,
+    racy: bool,
+    races_matter: bool,
+}
+
+impl<'a> Stop<'a> {
+    fn new(settle: &'a Settle<'a>, model: CyclicModel) -> Stop<'a> {
+        Stop {
+            settle,
+            settled: !settle.has_condition(),
+            racy: false,
+            races_matter: matches!(model, CyclicModel::Gpu(m, _) if m.has_races()),
+        }
+    }
+
+    /// Records one execution found (its races when known).
+    fn saw(&mut self, state: &FinalState, races: Option<&[(EventId, EventId)]>) {
+        if !self.settled && self.settle.full(state) {
+            self.settled = true;
+            self.settle.found();
+        }
+        self.racy = self.racy || races.is_some_and(|r| !r.is_empty());
+    }
+
+    /// Whether the executions found prove the answer and the race verdict.
+    fn proven(&self) -> bool {
+        self.settled && (self.racy || !self.races_matter)
+    }
+
+    /// The incomplete reason of a run that stopped early.
+    fn reason(&self, sampled: Option<&str>, counted: u64, cap: u64, built: usize) -> String {
+        let why = match sampled {
+            Some(why) => why.to_string(),
+            None => format!(
+                "the free non-atomic reads give at least {counted} consistent executions, more than the {cap} the \
+                 enumeration keeps; the outcome set is incomplete"
+            ),
+        };
+        let what = match (self.settle.has_condition(), self.races_matter) {
+            (true, true) => "the condition's answer and a race",
+            (true, false) => "the condition's answer",
+            _ => "a race",
+        };
+        format!(
+            "{why}; the enumeration stopped once the {built} execution{} built proved {what} (the others were not \
+             built)",
+            if built == 1 { "" } else { "s" }
+        )
     }
 }

@@ -23,7 +23,7 @@
 //! Each execution so found is an ordinary complete graph, judged whole
 //! again by the caller: the split only decides which graphs to build.
 
-use super::ast::{StateVar, Test};
+use super::ast::{StateVar, Test, Value};
 use super::gpu_cyclic;
 use super::interp::FinalState;
 use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
@@ -31,6 +31,7 @@ use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::vulkan;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// A group's final states by the values its free reads took.
@@ -135,11 +136,81 @@ impl FreeReads<'_> {
         }
         Some(state)
     }
+
+    /// Per thread (in `threads` order), each register of its final states
+    /// and the free read (index in `reads`) whose value it holds in every
+    /// run of the group, if one does (`ld r0, x` with `r0` not written
+    /// again): such a register is known once that read has its value.
+    pub fn ties(&self, show: &dyn Fn(u64) -> Value) -> Vec<Vec<(StateVar, Option<usize>)>> {
+        self.threads
+            .iter()
+            .map(|(index, range, members)| {
+                let mut regs: Vec<StateVar> = Vec::new();
+                for st in members.values() {
+                    for v in st.keys() {
+                        if matches!(v, StateVar::Reg { thread, .. } if thread == index) && !regs.contains(v) {
+                            regs.push(v.clone());
+                        }
+                    }
+                }
+                regs.into_iter()
+                    .map(|v| {
+                        let tie = range.clone().find(|&k| {
+                            members
+                                .iter()
+                                .all(|(key, st)| st.get(&v) == Some(&show(key[k - range.start])))
+                        });
+                        (v, tie)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The value of `var` in [`FreeReads::state`]`(base, values)` when
+    /// only some free reads have their values (`None`: not yet):
+    /// `Err(())` when the open reads decide it. `ties` is [`FreeReads::ties`].
+    pub fn known(
+        &self,
+        base: &FinalState,
+        ties: &[Vec<(StateVar, Option<usize>)>],
+        values: &[Option<u64>],
+        show: &dyn Fn(u64) -> Value,
+        var: &StateVar,
+    ) -> Result<Option<Value>, ()> {
+        for ((index, range, members), ties) in self.threads.iter().zip(ties) {
+            if !matches!(var, StateVar::Reg { thread, .. } if thread == index) {
+                continue;
+            }
+            let own = &values[range.clone()];
+            if own.iter().all(Option::is_some) {
+                let key: Vec<u64> = own.iter().map(|v| v.expect("every value known")).collect();
+                let st = members.get(&key).ok_or(())?;
+                return Ok(st.get(var).or(base.get(var)).cloned());
+            }
+            return match ties.iter().find(|(v, _)| v == var) {
+                Some((_, Some(k))) => values[*k].map(|w| Some(show(w))).ok_or(()),
+                Some((_, None)) => Err(()),
+                // Never written by the thread's runs: the base's.
+                None => Ok(base.get(var).cloned()),
+            };
+        }
+        Ok(base.get(var).cloned())
+    }
 }
 
 /// Consistent ways to give one graph's free reads their writes that
 /// [`complete`] builds one by one, at most; past it, it builds a sample.
 pub const MAX_PRODUCT: u64 = 4096;
+
+/// Test switch: judge every execution [`complete`] builds as a whole graph
+/// too (the model's full check, with its races) and fail with an internal
+/// error when that disagrees with the location-by-location judgement.
+/// Off, only the split decides (exact for `vulkan.cat`, see the module
+/// comment): the whole judgement cost two full checks per execution, most
+/// of the time of a test with many free reads.
+#[doc(hidden)]
+pub static JUDGE_WHOLE: AtomicBool = AtomicBool::new(false);
 
 /// What [`complete`] may spend, and what it left out.
 pub struct Budget {
@@ -150,64 +221,76 @@ pub struct Budget {
     /// Set when some graph had more than [`MAX_PRODUCT`] consistent ways
     /// and only a sample of them was built: the outcome set is incomplete.
     pub sampled: Option<String>,
+    /// Consistent executions known to exist so far, counted before they
+    /// are built (a lower bound: per graph the most ways of one `syncbar`
+    /// choice, each a distinct graph).
+    pub counted: u64,
+    /// Executions the run keeps; once `counted` passes it the run cannot
+    /// be complete (its memory cap) and [`complete`] says so to `found`.
+    pub cap: u64,
+    /// A syncbar choice with more ways than this is only counted, and
+    /// just the ways that may prove something are built (a settling one
+    /// and the first, whose races every way shares): the caller's first
+    /// pass, which learns cheaply whether the run can be complete at all.
+    pub defer_over: u64,
+    /// Set when some choice's ways were only counted: the caller must
+    /// enumerate again with `defer_over` at `u64::MAX` unless it stops.
+    pub deferred: bool,
+}
+
+impl Budget {
+    /// Whether the run is known to be incomplete whatever it builds next.
+    pub fn doomed(&self) -> bool {
+        self.sampled.is_some() || self.counted > self.cap
+    }
+}
+
+/// One way of one location: each of its free reads (index in
+/// [`FreeReads::reads`]) with its write and the value it reads.
+type Way = Vec<(usize, EventId, u64)>;
+
+/// A location's free reads: each (index in [`FreeReads::reads`]) with its
+/// candidate writes and their values.
+type LocReads = Vec<(usize, Vec<(EventId, u64)>)>;
+
+/// One syncbar choice that holds: its races, per location its consistent
+/// ways, and their product's size.
+type Choice = (Vec<(EventId, EventId)>, Vec<Vec<Way>>, u64);
+
+/// What [`complete`] hands `found` with each execution.
+pub struct Built<'a> {
+    /// The execution.
+    pub graph: &'a ExecutionGraph,
+    /// The values the free reads took, in [`FreeReads::reads`] order.
+    pub values: &'a [u64],
+    /// Its racing pairs: those of its `syncbar` choice, which no free
+    /// read's rf changes (they enter no `sw`).
+    pub races: &'a [(EventId, EventId)],
+    /// Whether the run is known to be incomplete ([`Budget::doomed`]).
+    pub doomed: bool,
 }
 
 /// Gives the free reads of `g` (every other read given its write, every
 /// location its order) their writes in every way the model allows, and
-/// calls `found` with each such graph and the values the free reads took
-/// (in `free.reads` order) until it returns false. An error says the
-/// budget ran out.
+/// calls `found` with each such graph until it returns false. An error
+/// says the budget ran out.
+///
+/// Every syncbar choice's ways are counted before any is built
+/// ([`Budget::counted`]). Once the run is known to be incomplete, the
+/// first way built is one whose final state settles the condition when
+/// `seek` (the state's question for values known in part, see
+/// `cyclic/settle.rs`) finds one among at most [`MAX_PRODUCT`] partial
+/// ways; the caller can then stop at once.
 pub fn complete(
     g: &mut ExecutionGraph,
     free: &FreeReads,
     env: &GpuEnv,
     chains_on: bool,
     budget: &mut Budget,
-    found: &mut dyn FnMut(&ExecutionGraph, &[u64]) -> bool,
+    seek: &dyn Fn(&[Option<u64>]) -> Option<bool>,
+    found: &mut dyn FnMut(Built) -> bool,
 ) -> Result<(), String> {
     let is_free = |id: EventId| free.reads.contains(&id);
-    // Candidates per free read: the writes of its location whose value
-    // its thread ran with at that position.
-    let mut allowed: Vec<Vec<u64>> = vec![Vec::new(); free.reads.len()];
-    for (_, range, members) in &free.threads {
-        for key in members.keys() {
-            for (k, v) in range.clone().zip(key) {
-                if !allowed[k].contains(v) {
-                    allowed[k].push(*v);
-                }
-            }
-        }
-    }
-    let mut by_loc: BTreeMap<Loc, Vec<(usize, Vec<EventId>)>> = BTreeMap::new();
-    for (k, &r) in free.reads.iter().enumerate() {
-        let loc = g.event(r).as_read().expect("a free read is a read").loc;
-        let d = g.loc(loc).expect("loc");
-        let mut c = Vec::new();
-        if allowed[k].contains(&d.init) {
-            c.push(EventId::INIT);
-        }
-        for &w in &d.mo {
-            if allowed[k].contains(&g.write_value(loc, w)) {
-                c.push(w);
-            }
-        }
-        if c.is_empty() {
-            return Ok(());
-        }
-        by_loc.entry(loc).or_default().push((k, c));
-    }
-    let set = |g: &mut ExecutionGraph, k: usize, w: EventId| {
-        let loc = g.event(free.reads[k]).as_read().expect("read").loc;
-        let value = if w.is_init() {
-            g.loc(loc).expect("loc").init
-        } else {
-            g.write_value(loc, w)
-        };
-        if let EventKind::Read(rd) = &mut g.event_mut(free.reads[k]).kind {
-            rd.rf = w;
-            rd.value = value;
-        }
-    };
     let spend = |budget: &mut Budget| {
         if budget.graphs == 0 {
             return Err(format!(
@@ -221,19 +304,61 @@ pub fn complete(
         }
         Ok(())
     };
+    // Most graphs fail here (a combination's rf and mo choices of its
+    // other reads, 88 per combination in `xf-barrier-cbar-rlx-2`, one
+    // coherent): before any other work.
     spend(budget)?;
     if !vulkan::coherent_enough(g, env, &is_free) {
         return Ok(());
     }
+    // Candidates per free read: the writes of its location whose value
+    // its thread ran with at that position.
+    let mut allowed: Vec<Vec<u64>> = vec![Vec::new(); free.reads.len()];
+    for (_, range, members) in &free.threads {
+        for key in members.keys() {
+            for (k, v) in range.clone().zip(key) {
+                if !allowed[k].contains(v) {
+                    allowed[k].push(*v);
+                }
+            }
+        }
+    }
+    let mut by_loc: BTreeMap<Loc, LocReads> = BTreeMap::new();
+    for (k, &r) in free.reads.iter().enumerate() {
+        let loc = g.event(r).as_read().expect("a free read is a read").loc;
+        let d = g.loc(loc).expect("loc");
+        let mut c = Vec::new();
+        if allowed[k].contains(&d.init) {
+            c.push((EventId::INIT, d.init));
+        }
+        for &w in &d.mo {
+            let v = g.write_value(loc, w);
+            if allowed[k].contains(&v) {
+                c.push((w, v));
+            }
+        }
+        if c.is_empty() {
+            return Ok(());
+        }
+        by_loc.entry(loc).or_default().push((k, c));
+    }
+    let set = |g: &mut ExecutionGraph, k: usize, w: EventId, value: u64| {
+        if let EventKind::Read(rd) = &mut g.event_mut(free.reads[k]).kind {
+            rd.rf = w;
+            rd.value = value;
+        }
+    };
+    // Per syncbar choice: its races and, per location, the ways of its
+    // free reads consistent with the rest (the other locations' free
+    // reads unread).
+    let mut choices: Vec<Choice> = Vec::new();
     for p in vulkan::prepare(g, env, chains_on) {
         // The rest alone (every free read unread) must hold already.
         spend(budget)?;
         if p.finish(&p.rf_of(g, &is_free)).is_err() {
             continue;
         }
-        // Per location, the choices of its free reads' writes consistent
-        // with the rest (the other locations' free reads unread).
-        let mut per_loc: Vec<Vec<Vec<(usize, EventId)>>> = Vec::new();
+        let mut per_loc: Vec<Vec<Way>> = Vec::new();
         for (loc, reads) in &by_loc {
             let here = p.at(*loc);
             let mut ok = Vec::new();
@@ -241,10 +366,17 @@ pub fn complete(
             loop {
                 spend(budget)?;
                 for (j, (k, c)) in reads.iter().enumerate() {
-                    set(g, *k, c[pick[j]]);
+                    let (w, v) = c[pick[j]];
+                    set(g, *k, w, v);
                 }
                 if here.finish(&here.rf_of(g, &|_| false)).is_ok() {
-                    ok.push(reads.iter().zip(&pick).map(|((k, c), &i)| (*k, c[i])).collect());
+                    ok.push(
+                        reads
+                            .iter()
+                            .zip(&pick)
+                            .map(|((k, c), &i)| (*k, c[i].0, c[i].1))
+                            .collect(),
+                    );
                 }
                 if !odometer(&mut pick, |j| reads[j].1.len()) {
                     break;
@@ -258,34 +390,45 @@ pub fn complete(
         if per_loc.len() < by_loc.len() {
             continue;
         }
+        let total = per_loc
+            .iter()
+            .try_fold(1u64, |acc, c| acc.checked_mul(c.len() as u64))
+            .unwrap_or(u64::MAX);
+        choices.push((p.races, per_loc, total));
+    }
+    // Within one syncbar choice every way is a distinct graph; two choices
+    // may accept the same graph, so only the largest counts for sure.
+    let most = choices.iter().map(|c| c.2).max().unwrap_or(0);
+    budget.counted = budget.counted.saturating_add(most);
+    for (races, per_loc, total) in &choices {
         // Their product: every consistent way under this choice. Past
         // MAX_PRODUCT (reads that race can each take either value: 2^k
         // ways), a sample: the first way, and each other choice of one
         // location with the first of the rest; the result then says it is
         // incomplete, and only what the sample proves is an answer.
-        let total = per_loc
-            .iter()
-            .try_fold(1u64, |acc, c| acc.checked_mul(c.len() as u64))
-            .unwrap_or(u64::MAX);
-        let picks: Box<dyn Iterator<Item = Vec<usize>>> = if total <= MAX_PRODUCT {
-            Box::new(Product::new(per_loc.iter().map(Vec::len).collect()))
-        } else {
-            if budget.sampled.is_none() {
-                budget.sampled = Some(format!(
-                    "the {} free non-atomic reads of one combination of the threads' runs can take their writes in \
+        if *total > MAX_PRODUCT && budget.sampled.is_none() {
+            budget.sampled = Some(format!(
+                "the {} free non-atomic reads of one combination of the threads' runs can take their writes in \
                      {} consistent ways, more than {MAX_PRODUCT}: a sample of them was built (each location's \
                      ways with the other locations' first); the outcome set is incomplete",
-                    free.reads.len(),
-                    if total == u64::MAX {
-                        "more than 2^64".to_string()
-                    } else {
-                        total.to_string()
-                    }
-                ));
-            }
+                free.reads.len(),
+                if *total == u64::MAX {
+                    "more than 2^64".to_string()
+                } else {
+                    total.to_string()
+                }
+            ));
+        }
+        let deferred = *total > budget.defer_over;
+        budget.deferred |= deferred;
+        let rest: Box<dyn Iterator<Item = Vec<usize>>> = if deferred {
+            Box::new(std::iter::once(vec![0; per_loc.len()]))
+        } else if *total <= MAX_PRODUCT {
+            Box::new(Product::new(per_loc.iter().map(Vec::len).collect()))
+        } else {
             let mut star = vec![vec![0; per_loc.len()]];
-            for (l, choices) in per_loc.iter().enumerate() {
-                for i in 1..choices.len() {
+            for (l, ways) in per_loc.iter().enumerate() {
+                for i in 1..ways.len() {
                     let mut p = vec![0; per_loc.len()];
                     p[l] = i;
                     star.push(p);
@@ -293,21 +436,88 @@ pub fn complete(
             }
             Box::new(star.into_iter())
         };
+        let doomed = budget.doomed();
+        // Known incomplete: a way that settles the condition first (it may
+        // come again in `rest`; the caller keeps each graph once).
+        let first = if doomed || deferred {
+            settling(per_loc, free.reads.len(), seek)
+        } else {
+            None
+        };
         let mut values = vec![0u64; free.reads.len()];
-        for pick in picks {
+        for pick in first.into_iter().chain(rest) {
             spend(budget)?;
-            for (l, choices) in per_loc.iter().enumerate() {
-                for &(k, w) in &choices[pick[l]] {
-                    set(g, k, w);
-                    values[k] = g.event(free.reads[k]).as_read().expect("read").value;
+            for (l, ways) in per_loc.iter().enumerate() {
+                for &(k, w, v) in &ways[pick[l]] {
+                    set(g, k, w, v);
+                    values[k] = v;
                 }
             }
-            if !found(g, &values) {
+            let built = Built {
+                graph: g,
+                values: &values,
+                races,
+                doomed: budget.doomed(),
+            };
+            if !found(built) {
                 return Ok(());
             }
         }
     }
     Ok(())
+}
+
+/// A way per location whose state settles the condition for every value
+/// of the reads left open, found by a depth-first search over the
+/// locations that asks `seek` at each step and gives up after
+/// [`MAX_PRODUCT`] steps; `None` when it found none. Ways of a location
+/// that give its reads the same values are tried once.
+fn settling(per_loc: &[Vec<Way>], n: usize, seek: &dyn Fn(&[Option<u64>]) -> Option<bool>) -> Option<Vec<usize>> {
+    struct Search<'a> {
+        per_loc: &'a [Vec<Way>],
+        seek: &'a dyn Fn(&[Option<u64>]) -> Option<bool>,
+        values: Vec<Option<u64>>,
+        pick: Vec<usize>,
+        steps: u64,
+    }
+    impl Search<'_> {
+        fn go(&mut self, l: usize) -> bool {
+            match (self.seek)(&self.values) {
+                Some(answer) => return answer,
+                None if l == self.per_loc.len() || self.steps == 0 => return false,
+                None => {}
+            }
+            self.steps -= 1;
+            let mut tried: Vec<Vec<u64>> = Vec::new();
+            for (i, way) in self.per_loc[l].iter().enumerate() {
+                let key: Vec<u64> = way.iter().map(|&(_, _, v)| v).collect();
+                if tried.contains(&key) {
+                    continue;
+                }
+                tried.push(key);
+                for &(k, _, v) in way {
+                    self.values[k] = Some(v);
+                }
+                self.pick[l] = i;
+                if self.go(l + 1) {
+                    return true;
+                }
+            }
+            for &(k, _, _) in &self.per_loc[l][0] {
+                self.values[k] = None;
+            }
+            self.pick[l] = 0;
+            false
+        }
+    }
+    let mut s = Search {
+        per_loc,
+        seek,
+        values: vec![None; n],
+        pick: vec![0; per_loc.len()],
+        steps: MAX_PRODUCT,
+    };
+    s.go(0).then_some(s.pick)
 }
 
 /// Every tuple below the given sizes (the first digit fastest).

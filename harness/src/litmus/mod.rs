@@ -69,6 +69,8 @@ pub(crate) mod workgroups;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
 #[doc(hidden)]
+pub use gpu_free::JUDGE_WHOLE;
+#[doc(hidden)]
 pub use gpu_orders::EVERY_ORDER;
 #[doc(hidden)]
 pub use gpu_split::ALL_AT_ONCE;

@@ -3,6 +3,7 @@
 //! and every location every order of its writes, judged by the model.
 
 use super::rf_choices::RfChoices;
+use super::settle::Settle;
 use super::*;
 use crate::litmus::gpu_orders::Orders;
 
@@ -17,6 +18,31 @@ pub(super) struct Tally {
     /// Why only a sample of some graph's executions was built
     /// (gpu_free.rs): the outcome set is then incomplete.
     pub(super) sampled: Option<String>,
+    /// Consistent executions of free reads counted before they were built
+    /// (gpu_free.rs, [`gpu_free::Budget::counted`]).
+    pub(super) counted: u64,
+    /// Executions the run keeps at most.
+    pub(super) cap: u64,
+    /// [`gpu_free::Budget::defer_over`] and [`gpu_free::Budget::deferred`].
+    pub(super) defer_over: u64,
+    pub(super) deferred: bool,
+}
+
+/// A consistent execution [`validate`] found.
+pub(super) struct Kept<'a> {
+    /// Its graph.
+    pub(super) graph: &'a ExecutionGraph,
+    /// Its final state.
+    pub(super) state: FinalState,
+    /// Whether po ∪ rf has a cycle in it.
+    pub(super) cyclic: bool,
+    /// Its racing pairs when the judge gave them (GPU models); `None`:
+    /// not judged for races yet.
+    pub(super) races: Option<Vec<(EventId, EventId)>>,
+    /// Whether the run is known to be incomplete whatever comes next (its
+    /// free reads have more executions than the run keeps, or only a
+    /// sample was built): the caller may stop once the answer is proven.
+    pub(super) doomed: bool,
 }
 
 /// The engine location of layout element (`base`, `elem`) in `g`: the
@@ -63,8 +89,10 @@ pub(super) fn without_ghost(g: &ExecutionGraph, ghost: ThreadId) -> Option<Execu
 /// Calls `keep` with every consistent graph that gives each read of
 /// `base` a write of the value it took and each location an order of its
 /// writes, until it returns false; `free` reads (Vulkan, gpu_free.rs) take
-/// any value their threads ran with. An error says why it stopped early
-/// (the budget of graphs ran out, or the deadline passed).
+/// any value their threads ran with, and once the run is known to be
+/// incomplete a way whose state `settle`s the condition is built first.
+/// An error says why it stopped early (the budget of graphs ran out, or
+/// the deadline passed).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn validate(
     prog: &Program,
@@ -74,7 +102,8 @@ pub(super) fn validate(
     free: Option<&FreeReads>,
     model: CyclicModel,
     tally: &mut Tally,
-    keep: &mut dyn FnMut(&ExecutionGraph, FinalState, bool) -> bool,
+    settle: &Settle,
+    keep: &mut dyn FnMut(Kept) -> bool,
 ) -> Result<(), String> {
     let free = free.filter(|f| !f.reads.is_empty());
     // Reads and their candidate writes.
@@ -169,25 +198,63 @@ pub(super) fn validate(
                     graphs: tally.budget,
                     deadline: tally.deadline,
                     sampled: tally.sampled.take(),
+                    counted: tally.counted,
+                    cap: tally.cap,
+                    defer_over: tally.defer_over,
+                    deferred: tally.deferred,
+                };
+                let whole = gpu_free::JUDGE_WHOLE.load(std::sync::atomic::Ordering::Relaxed);
+                // The locations' final values and the other registers do
+                // not depend on the free reads.
+                let located = final_locations(prog, &g, state.clone());
+                let show = |w: u64| prog.show_word(w);
+                // Only a run known to be incomplete seeks (rarely).
+                let ties = std::cell::OnceCell::new();
+                let seek = |values: &[Option<u64>]| {
+                    let ties = ties.get_or_init(|| f.ties(&show));
+                    settle.partial(&|v| f.known(&located, ties, values, &show, v))
                 };
                 let mut fault = None;
                 let mut go_on = true;
-                let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &mut |g2, values| {
-                    // The split by location decides which graphs to
-                    // build; each is judged whole too.
-                    if let Err(axiom) = judge.judge(g2) {
-                        fault = Some(format!(
-                            "internal error of the checker (not of the test): an execution built location by \
-                                 location violates {axiom} as a whole"
-                        ));
-                        return false;
+                let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
+                    if whole {
+                        // The test switch: the split must agree with the
+                        // whole graph's judgement, races and all.
+                        match judge.judge(b.graph) {
+                            Err(axiom) => {
+                                fault = Some(format!(
+                                    "internal error of the checker (not of the test): an execution built \
+                                     location by location violates {axiom} as a whole"
+                                ));
+                                return false;
+                            }
+                            Ok(races) if races != b.races => {
+                                fault = Some(format!(
+                                    "internal error of the checker (not of the test): an execution built \
+                                     location by location has races {:?}, as a whole {races:?}",
+                                    b.races
+                                ));
+                                return false;
+                            }
+                            Ok(_) => {}
+                        }
                     }
-                    let Some(st) = f.state(state, values) else { return true };
-                    go_on = keep(g2, final_locations(prog, g2, st), has_porf_cycle(g2));
+                    let Some(st) = f.state(&located, b.values) else {
+                        return true;
+                    };
+                    go_on = keep(Kept {
+                        graph: b.graph,
+                        state: st,
+                        cyclic: has_porf_cycle(b.graph),
+                        races: Some(b.races.to_vec()),
+                        doomed: b.doomed,
+                    });
                     go_on
                 });
                 tally.budget = budget.graphs;
                 tally.sampled = budget.sampled;
+                tally.counted = budget.counted;
+                tally.deferred = budget.deferred;
                 r?;
                 if let Some(why) = fault {
                     return Err(why);
@@ -200,15 +267,24 @@ pub(super) fn validate(
                 }
                 continue;
             }
+            // `Some(races)` when consistent (a GPU judge gives the races
+            // too; the others' are judged later).
             let ok = match model {
-                CyclicModel::C11 => c11::check_unsequenced(&g, c11::Judge::Complete, &unsequenced).is_ok(),
-                CyclicModel::OpenCl(env) => opencl::check_unsequenced(&g, env, &unsequenced).is_ok(),
-                CyclicModel::Gpu(..) => gpu.as_ref().is_some_and(|j| j.judge(&g).is_ok()),
+                CyclicModel::C11 => c11::check_unsequenced(&g, c11::Judge::Complete, &unsequenced)
+                    .is_ok()
+                    .then_some(None),
+                CyclicModel::OpenCl(env) => opencl::check_unsequenced(&g, env, &unsequenced).is_ok().then_some(None),
+                CyclicModel::Gpu(..) => gpu.as_ref().and_then(|j| j.judge(&g).ok()).map(Some),
             };
-            if ok {
-                let st = final_locations(prog, &g, state.clone());
-                let cyclic = has_porf_cycle(&g);
-                if !keep(&g, st, cyclic) {
+            if let Some(races) = ok {
+                let kept = Kept {
+                    graph: &g,
+                    state: final_locations(prog, &g, state.clone()),
+                    cyclic: has_porf_cycle(&g),
+                    races,
+                    doomed: tally.sampled.is_some() || tally.counted > tally.cap,
+                };
+                if !keep(kept) {
                     return Ok(());
                 }
             } else {
