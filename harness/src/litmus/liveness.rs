@@ -160,6 +160,11 @@ impl Liveness {
                 self.states,
                 match &self.weak {
                     WeakSearch::Done(n) => format!("; {n} executions under the memory model"),
+                    WeakSearch::Bounded(n) => format!(
+                        "; {n} executions under the memory model, loops cut at {} iterations as in Dat3M's bound \
+                         (a thread still needed more)",
+                        weak::MAX_UNROLL + 1
+                    ),
                     WeakSearch::Skipped(why) => format!("; no search under the memory model: {why}"),
                     WeakSearch::NotNeeded => String::new(),
                 }

@@ -12,7 +12,13 @@
 //! 1. The thread bodies are unrolled as the condition side unrolls them
 //!    (`gpu_expand.rs`), except that a path that would take a backward jump
 //!    once more than the bound ends there, marked with where (a *stuck*
-//!    path), instead of being discarded.
+//!    path), instead of being discarded. The bound starts at [`UNROLL`]
+//!    backward jumps per loop and grows by one, up to [`MAX_UNROLL`] (four
+//!    iterations, Dat3M's bound), while no violation is found and some
+//!    execution has a thread cut short: on a stuck path that it would leave
+//!    (run on with every location at its final value, it does not come
+//!    back to a state it was in), so that with more iterations it could
+//!    still finish or store, and a violation may need that.
 //! 2. The condition side's po ∪ rf-cyclic enumeration (`cyclic.rs`)
 //!    gives every execution of those bodies its judge (the model's axioms,
 //!    PTX's no-thin-air) finds consistent.
@@ -56,9 +62,15 @@ use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::RunConfig;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// Backward jumps each loop may take in the unrolled bodies (a stuck path
-/// takes one more: it runs `UNROLL + 1` iterations).
+/// Backward jumps each loop may take in the unrolled bodies at first (a
+/// stuck path takes one more: it runs `UNROLL + 1` iterations).
 pub const UNROLL: u32 = 1;
+
+/// The deepest unrolling tried: when an execution at one depth has a
+/// thread cut short (on a stuck path it would leave, so it could still
+/// finish or store), the search runs again one backward jump deeper, up to
+/// this many: four iterations per loop, Dat3M's bound for these tests.
+pub const MAX_UNROLL: u32 = 3;
 
 /// Ways for the threads to end (over every execution) tried, at most.
 pub const MAX_CANDIDATES: u64 = 2_000_000;
@@ -93,6 +105,18 @@ pub enum WeakSearch {
     Skipped(String),
     /// Run over this many consistent executions.
     Done(usize),
+    /// Run over this many consistent executions, loops unrolled to
+    /// [`MAX_UNROLL`]` + 1` iterations, and some thread was still cut short
+    /// there: a violation needing more iterations is not looked for.
+    Bounded(usize),
+}
+
+/// The outcome of the search at one unrolling depth.
+enum Depth {
+    /// A violation, and the executions enumerated.
+    Found(Witness, usize),
+    /// None: the executions enumerated, and whether some thread was cut short.
+    Live(usize, bool),
 }
 
 /// One way a thread ends in a candidate.
@@ -133,7 +157,26 @@ impl Prog<'_> {
                 WeakSearch::Skipped("a quorum barrier or bar.arrive (left to the SC search)".into()),
             ));
         }
-        let mut expanded = crate::litmus::gpu::expand(test, UNROLL);
+        let mut total = 0;
+        for unroll in UNROLL..=MAX_UNROLL {
+            match self.weak_search_at(test, model, progress, unroll)? {
+                Depth::Found(w, n) => return Ok((Some(w), WeakSearch::Done(total + n))),
+                Depth::Live(n, false) => return Ok((None, WeakSearch::Done(total + n))),
+                Depth::Live(n, true) => total += n,
+            }
+        }
+        Ok((None, WeakSearch::Bounded(total)))
+    }
+
+    /// [`Prog::weak_search`] with loops unrolled `unroll` times.
+    fn weak_search_at(
+        &self,
+        test: &Test,
+        model: GpuModel,
+        progress: ProgressModel,
+        unroll: u32,
+    ) -> Result<Depth, Fail> {
+        let mut expanded = crate::litmus::gpu::expand(test, unroll);
         for t in expanded.threads.iter_mut() {
             mark_stuck(&mut t.body);
         }
@@ -156,7 +199,7 @@ impl Prog<'_> {
             test: &expanded,
             layout: &layout,
             file: "<liveness>",
-            unroll: UNROLL,
+            unroll,
             discarded: Default::default(),
             observed: &observed,
             default_scope: scopecheck_checker::event::Scope::System,
@@ -190,9 +233,10 @@ impl Prog<'_> {
             ),
             (None, true) => None,
         };
-        let report = WeakSearch::Done(found.graphs.len());
+        let executions = found.graphs.len();
         let allocs = alloc_index(&layout);
         let mut tried = 0;
+        let mut cut_short = false;
         for (g, st) in found.graphs.iter().zip(&found.states) {
             let mut ctx = Candidate {
                 prog: self,
@@ -203,8 +247,11 @@ impl Prog<'_> {
                 judge: None,
                 allocs: &allocs,
             };
-            if let Some(w) = ctx.search(st, progress, &mut tried).map_err(|m| (None, m))? {
-                return Ok((Some(w), report));
+            if let Some(w) = ctx
+                .search(st, progress, &mut tried, &mut cut_short)
+                .map_err(|m| (None, m))?
+            {
+                return Ok(Depth::Found(w, executions));
             }
         }
         match incomplete {
@@ -217,7 +264,7 @@ impl Prog<'_> {
                     model.name()
                 ),
             )),
-            None => Ok((None, report)),
+            None => Ok(Depth::Live(executions, cut_short)),
         }
     }
 
@@ -417,6 +464,7 @@ impl Candidate<'_, '_> {
         st: &crate::litmus::interp::FinalState,
         progress: ProgressModel,
         tried: &mut u64,
+        cut_short: &mut bool,
     ) -> Result<Option<Witness>, String> {
         let n = self.prog.code.len();
         let mut ends: Vec<Vec<End>> = Vec::with_capacity(n);
@@ -500,6 +548,17 @@ impl Candidate<'_, '_> {
                 });
             }
             ends.push(e);
+        }
+        // A stuck thread that would not spin on from there, every location
+        // holding its final value, may still leave its loop, store or finish
+        // in an execution with more iterations: a deeper unrolling may find
+        // a violation that needs it.
+        if !*cut_short {
+            let (mem, _) = self.final_values(self.g);
+            *cut_short = ends.iter().enumerate().any(|(t, e)| {
+                e[0].jump
+                    .is_some_and(|j| self.prog.spins(t, j, regs[t].clone(), mem.clone()).is_none())
+            });
         }
         let mut pick = vec![0usize; n];
         loop {
@@ -599,21 +658,9 @@ impl Candidate<'_, '_> {
         } else {
             self.g
         };
-        // Every location's final value: its co-maximal write's.
+        let (mem, writer) = self.final_values(g);
         let mut names: Vec<(&String, &usize)> = self.prog.locs.iter().collect();
         names.sort_by_key(|(_, &i)| i);
-        let mut mem = self.prog.init.mem.clone();
-        let mut writer: Vec<Option<(u32, u32)>> = vec![None; mem.len()];
-        for (name, &i) in &names {
-            if let Some(loc) = self.allocs.get(*name).and_then(|&k| loc_at(g, k)) {
-                let w = g.mo_max(loc);
-                mem[i] = g.write_value(loc, w) as i64;
-                if !w.is_init() {
-                    let e = g.event(w);
-                    writer[i] = Some((self.prog.code[w.thread as usize - 1].index, e.src.line));
-                }
-            }
-        }
         let mut kept_reads = Vec::new();
         for (t, e) in ends.iter().enumerate() {
             if e.class != Class::Spins {
@@ -653,6 +700,24 @@ impl Candidate<'_, '_> {
             }
         }
         Some(w)
+    }
+
+    /// Every location's final value in `g` (its co-maximal write's), and
+    /// that write as (thread, line), `None` for the initial value.
+    fn final_values(&self, g: &ExecutionGraph) -> (Vec<i64>, Vec<Option<(u32, u32)>>) {
+        let mut mem = self.prog.init.mem.clone();
+        let mut writer: Vec<Option<(u32, u32)>> = vec![None; mem.len()];
+        for (name, &i) in &self.prog.locs {
+            if let Some(loc) = self.allocs.get(name).and_then(|&k| loc_at(g, k)) {
+                let w = g.mo_max(loc);
+                mem[i] = g.write_value(loc, w) as i64;
+                if !w.is_init() {
+                    let e = g.event(w);
+                    writer[i] = Some((self.prog.code[w.thread as usize - 1].index, e.src.line));
+                }
+            }
+        }
+        (mem, writer)
     }
 
     /// Whether each thread's barrier arrivals fit: a thread passes the
