@@ -227,3 +227,44 @@ fn a_thread_needing_more_iterations_than_the_bound_is_reported() {
         }
     }
 }
+
+/// A reader that may keep reading a stale value is not a reason to unroll
+/// deeper: more iterations only repeat reads it already made. P1 of
+/// ptx-relaxed-handoff can read its own f=1 twice before P0's f=2; the
+/// search stays at one backward jump (7 executions) and is exhaustive there.
+#[test]
+fn a_reader_of_stale_values_is_not_cut_short() {
+    let file = dir().join("ptx-relaxed-handoff.litmus");
+    for model in ["ptx6.0", "ptx7.5"] {
+        let l = under(&file, model, ProgressModel::Fair);
+        assert!(l.live, "{model}");
+        assert_eq!(l.weak, WeakSearch::Done(7), "{model}");
+    }
+}
+
+/// Several progress models at once share the state space and the
+/// executions under the memory model, and answer as one model at a time.
+#[test]
+fn every_progress_model_at_once_answers_as_one_at_a_time() {
+    let mut files: Vec<(&str, [&str; 2])> = TABLE.iter().map(|(f, m, _)| (*f, *m)).collect();
+    files.push(("ptx-weak-count-deep.litmus", ["ptx6.0", "ptx7.5"]));
+    for (file, models) in files {
+        for model in models {
+            let m = match model.parse::<LitmusModel>() {
+                Ok(LitmusModel::Gpu(m)) => m,
+                other => panic!("{model}: {other:?}"),
+            };
+            let all = liveness::check_path_under(&dir().join(file), Some(m), &ProgressModel::ALL);
+            assert_eq!(all.len(), 5);
+            for (p, r) in all {
+                let one = under(&dir().join(file), model, p);
+                let r = r.unwrap_or_else(|e| panic!("{file} {model} {p}: {e}"));
+                assert_eq!(
+                    (r.live, r.weak, r.states, r.witness.map(|w| w.text(file))),
+                    (one.live, one.weak, one.states, one.witness.map(|w| w.text(file))),
+                    "{file} under {model}, {p}"
+                );
+            }
+        }
+    }
+}

@@ -111,14 +111,6 @@ pub enum WeakSearch {
     Bounded(usize),
 }
 
-/// The outcome of the search at one unrolling depth.
-enum Depth {
-    /// A violation, and the executions enumerated.
-    Found(Witness, usize),
-    /// None: the executions enumerated, and whether some thread was cut short.
-    Live(usize, bool),
-}
-
 /// One way a thread ends in a candidate.
 #[derive(Clone, Debug)]
 struct End {
@@ -132,19 +124,33 @@ struct End {
     at: Option<Pos>,
 }
 
+/// The executions of the bodies unrolled to one depth, shared by every
+/// progress model judged at that depth.
+struct Enumerated {
+    expanded: Test,
+    env: scopecheck_checker::model::gpu::GpuEnv,
+    found: cyclic::Found,
+    allocs: HashMap<String, usize>,
+    /// Why some execution may be missing.
+    incomplete: Option<String>,
+}
+
+/// One progress model's answer from the weak search.
+pub(super) type WeakAnswer = Result<(Option<Witness>, WeakSearch), Fail>;
+
 impl Prog<'_> {
-    /// Searches for a weak-memory violation under `model` and `progress`.
-    pub(super) fn weak_search(
-        &self,
-        test: &Test,
-        model: GpuModel,
-        progress: ProgressModel,
-    ) -> Result<(Option<Witness>, WeakSearch), Fail> {
+    /// Searches for a weak-memory violation under `model` and each of
+    /// `progress`: the executions at each unrolling depth are enumerated
+    /// once and judged under every progress model still undecided.
+    pub(super) fn weak_search(&self, test: &Test, model: GpuModel, progress: &[ProgressModel]) -> Vec<WeakAnswer> {
+        let skip = |why: &str| {
+            progress
+                .iter()
+                .map(|_| Ok((None, WeakSearch::Skipped(why.into()))))
+                .collect()
+        };
         if !self.code.iter().any(|c| self.quiet_cycle(c)) {
-            return Ok((
-                None,
-                WeakSearch::Skipped("no loop can repeat without storing, an RMW or a barrier".into()),
-            ));
+            return skip("no loop can repeat without storing, an RMW or a barrier");
         }
         let odd_barrier = self
             .gpu
@@ -152,30 +158,60 @@ impl Prog<'_> {
             .values()
             .any(|o| matches!(o.kind, GpuKind::Barrier { quorum, arrive, .. } if quorum.is_some() || arrive));
         if odd_barrier {
-            return Ok((
-                None,
-                WeakSearch::Skipped("a quorum barrier or bar.arrive (left to the SC search)".into()),
-            ));
+            return skip("a quorum barrier or bar.arrive (left to the SC search)");
         }
+        let mut out: Vec<Option<WeakAnswer>> = progress.iter().map(|_| None).collect();
         let mut total = 0;
         for unroll in UNROLL..=MAX_UNROLL {
-            match self.weak_search_at(test, model, progress, unroll)? {
-                Depth::Found(w, n) => return Ok((Some(w), WeakSearch::Done(total + n))),
-                Depth::Live(n, false) => return Ok((None, WeakSearch::Done(total + n))),
-                Depth::Live(n, true) => total += n,
+            let pending: Vec<usize> = (0..progress.len()).filter(|&i| out[i].is_none()).collect();
+            if pending.is_empty() {
+                break;
+            }
+            let en = match self.enumerate(test, model, unroll) {
+                Ok(en) => en,
+                Err(f) => {
+                    for i in pending {
+                        out[i] = Some(Err(f.clone()));
+                    }
+                    break;
+                }
+            };
+            total += en.found.graphs.len();
+            let mut cut_short = false;
+            let mut live = Vec::new();
+            for i in pending {
+                match self.judge_all(&en, model, progress[i], &mut cut_short) {
+                    Ok(Some(w)) => out[i] = Some(Ok((Some(w), WeakSearch::Done(total)))),
+                    // Some execution may be missing: "live" would be a guess.
+                    Ok(None) if en.incomplete.is_some() => {
+                        out[i] = Some(Err((
+                            None,
+                            format!(
+                                "liveness under {}: no endless execution found, but the search under the memory \
+                                 model did not finish ({}); not decided",
+                                model.name(),
+                                en.incomplete.as_deref().unwrap_or_default()
+                            ),
+                        )))
+                    }
+                    Ok(None) => live.push(i),
+                    Err(m) => out[i] = Some(Err((None, m))),
+                }
+            }
+            // No thread was cut short: deeper unrolling shows nothing new.
+            if !cut_short {
+                for i in live {
+                    out[i] = Some(Ok((None, WeakSearch::Done(total))));
+                }
             }
         }
-        Ok((None, WeakSearch::Bounded(total)))
+        out.into_iter()
+            .map(|a| a.unwrap_or(Ok((None, WeakSearch::Bounded(total)))))
+            .collect()
     }
 
-    /// [`Prog::weak_search`] with loops unrolled `unroll` times.
-    fn weak_search_at(
-        &self,
-        test: &Test,
-        model: GpuModel,
-        progress: ProgressModel,
-        unroll: u32,
-    ) -> Result<Depth, Fail> {
+    /// The consistent executions of the bodies with loops unrolled `unroll` times.
+    fn enumerate(&self, test: &Test, model: GpuModel, unroll: u32) -> Result<Enumerated, Fail> {
         let mut expanded = crate::litmus::gpu::expand(test, unroll);
         for t in expanded.threads.iter_mut() {
             mark_stuck(&mut t.body);
@@ -233,39 +269,41 @@ impl Prog<'_> {
             ),
             (None, true) => None,
         };
-        let executions = found.graphs.len();
         let allocs = alloc_index(&layout);
+        Ok(Enumerated {
+            expanded,
+            env,
+            found,
+            allocs,
+            incomplete,
+        })
+    }
+
+    /// Searches the executions of `en` for a violation under `progress`;
+    /// sets `cut_short` when some execution has a thread cut short.
+    fn judge_all(
+        &self,
+        en: &Enumerated,
+        model: GpuModel,
+        progress: ProgressModel,
+        cut_short: &mut bool,
+    ) -> Result<Option<Witness>, String> {
         let mut tried = 0;
-        let mut cut_short = false;
-        for (g, st) in found.graphs.iter().zip(&found.states) {
+        for (g, st) in en.found.graphs.iter().zip(&en.found.states) {
             let mut ctx = Candidate {
                 prog: self,
-                test: &expanded,
+                test: &en.expanded,
                 model,
-                env: &env,
+                env: &en.env,
                 g,
                 judge: None,
-                allocs: &allocs,
+                allocs: &en.allocs,
             };
-            if let Some(w) = ctx
-                .search(st, progress, &mut tried, &mut cut_short)
-                .map_err(|m| (None, m))?
-            {
-                return Ok(Depth::Found(w, executions));
+            if let Some(w) = ctx.search(st, progress, &mut tried, cut_short)? {
+                return Ok(Some(w));
             }
         }
-        match incomplete {
-            // Some execution may be missing: "live" would be a guess.
-            Some(why) => Err((
-                None,
-                format!(
-                    "liveness under {}: no endless execution found, but the search under the memory model did not \
-                     finish ({why}); not decided",
-                    model.name()
-                ),
-            )),
-            None => Ok(Depth::Live(executions, cut_short)),
-        }
+        Ok(None)
     }
 
     /// Whether thread `t`, at the backward jump `jump` with registers
@@ -549,15 +587,15 @@ impl Candidate<'_, '_> {
             }
             ends.push(e);
         }
-        // A stuck thread that would not spin on from there, every location
-        // holding its final value, may still leave its loop, store or finish
-        // in an execution with more iterations: a deeper unrolling may find
-        // a violation that needs it.
+        // A stuck thread that would not go on repeating its loop with the
+        // values it last read may, with more iterations, still leave the
+        // loop, store or finish: a deeper unrolling may find a violation
+        // that needs it. One that would (it keeps reading stale values)
+        // only gains more copies of reads it already made.
         if !*cut_short {
-            let (mem, _) = self.final_values(self.g);
             *cut_short = ends.iter().enumerate().any(|(t, e)| {
                 e[0].jump
-                    .is_some_and(|j| self.prog.spins(t, j, regs[t].clone(), mem.clone()).is_none())
+                    .is_some_and(|j| self.prog.spins(t, j, regs[t].clone(), self.last_read(t)).is_none())
             });
         }
         let mut pick = vec![0usize; n];
@@ -700,6 +738,26 @@ impl Candidate<'_, '_> {
             }
         }
         Some(w)
+    }
+
+    /// Every location's value as test thread `t` last read it in the
+    /// execution (its final value where the thread never read it).
+    fn last_read(&self, t: usize) -> Vec<i64> {
+        let (mut mem, _) = self.final_values(self.g);
+        let index: HashMap<Loc, usize> = self
+            .prog
+            .locs
+            .iter()
+            .filter_map(|(name, &i)| self.allocs.get(name).and_then(|&k| loc_at(self.g, k)).map(|l| (l, i)))
+            .collect();
+        for ev in self.g.thread_events(t as ThreadId + 1) {
+            if let EventKind::Read(r) = &ev.kind {
+                if let Some(&i) = index.get(&r.loc) {
+                    mem[i] = self.g.write_value(r.loc, r.rf) as i64;
+                }
+            }
+        }
+        mem
     }
 
     /// Every location's final value in `g` (its co-maximal write's), and
