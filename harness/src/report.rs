@@ -52,9 +52,12 @@ impl Report {
                 // executions without cycles and says so there.)
                 "exhaustive" if !self.run.complete => return self,
                 "exhaustive" => {
-                    "complete up to self-justifying values: an execution with a cycle in po ∪ rf is built when each \
-                     value the cycle passes round is written by some execution without one; a value or a store \
-                     that only the cycle itself makes (thin air) is not (docs/c11-model.md section 4)"
+                    "complete up to self-justifying values and to cycles through reads other than atomic loads: \
+                     an execution with a cycle in po ∪ rf is built when each value the cycle passes round is \
+                     written by some execution without one and the read that closes the cycle is an atomic load; \
+                     a value or a store that only the cycle itself makes (thin air) is not, nor a cycle closed \
+                     only through an RMW's read, a mutex acquisition or a load of an address (AtomicPtr) \
+                     (docs/c11-model.md section 4)"
                 }
                 "replay" => return self,
                 _ => {

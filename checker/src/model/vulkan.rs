@@ -217,7 +217,7 @@ fn prepare_nodes(ns: &Nodes, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
         for &(a, b) in choice {
             syncbar.add(a, b);
         }
-        out.push(prepare_with(&ns, env, chains_on, &syncbar));
+        out.push(prepare_with(ns, env, chains_on, &syncbar));
     }
     out
 }

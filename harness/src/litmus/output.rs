@@ -4,10 +4,10 @@
 
 use super::ast::*;
 use super::interp::FinalState;
-use super::run::TestResult;
+use super::run::{LitmusModel, TestResult};
 use scopecheck_checker::dot::{self, DotStyle};
 use scopecheck_checker::event::{Loc, ThreadId};
-use scopecheck_checker::{Failure, FailureKind};
+use scopecheck_checker::{Failure, FailureKind, MemoryModel};
 use std::fmt::Write as _;
 
 /// A proposition written back in herd's syntax.
@@ -123,7 +123,13 @@ pub fn herd_text(r: &TestResult) -> String {
     for s in r.states.keys() {
         let _ = writeln!(o, "{}", state_text(s));
     }
+    // herd's rc11.cat says `undefined_unless empty dr`: a racy consistent
+    // execution makes the program's behaviour undefined, and herd prints
+    // `Undef` for the verdict and flags it (the condition's answer stays
+    // in the Observation line, and in `--json`'s verdict).
+    let undefined = r.model == LitmusModel::Engine(MemoryModel::Rc11) && !r.race_free();
     match r.verdict() {
+        _ if undefined => o.push_str("Undef\n"),
         Some(true) => o.push_str("Ok\n"),
         Some(false) => o.push_str("No\n"),
         None => o.push_str("??\n"),
@@ -137,6 +143,9 @@ pub fn herd_text(r: &TestResult) -> String {
         _ => (r.positive, r.negative),
     };
     let _ = writeln!(o, "Positive: {pos} Negative: {neg}");
+    if undefined {
+        o.push_str("Flag *undef*\n");
+    }
     if let Some(c) = r.condition.as_ref().filter(|c| !c.filter_only) {
         let _ = writeln!(o, "Condition {}", condition_text(c));
     }
@@ -173,7 +182,10 @@ pub fn herd_text(r: &TestResult) -> String {
     if let Some(why) = &r.no_answer {
         let _ = writeln!(o, "No answer: {why}");
     }
-    if r.races.is_empty() {
+    if r.races.is_empty() && r.partial().is_some() {
+        // What was not explored may race: the absence is not proven.
+        o.push_str("Races none found in the executions explored\n");
+    } else if r.races.is_empty() {
         o.push_str("Races none\n");
     } else {
         let _ = writeln!(o, "Races {} racy executions of {}", r.racy_executions, r.executions);
