@@ -715,6 +715,8 @@ use exec::{scan_item, Exec};
 #[path = "liveness_search.rs"]
 mod search;
 
+#[path = "liveness_spin.rs"]
+mod spin;
 #[path = "liveness_weak.rs"]
 mod weak;
 pub use weak::{KeptRead, WeakSearch};
