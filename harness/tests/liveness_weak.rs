@@ -14,12 +14,15 @@ fn dir() -> PathBuf {
 
 /// Each file, its two hardware models, and its verdict (every execution
 /// ends) under fair, obe, hsa, lobe and hsa_obe, worked out by hand.
-const TABLE: [(&str, [&str; 2], [bool; 5]); 7] = [
+const TABLE: [(&str, [&str; 2], [bool; 5]); 9] = [
     // Weak PTX stores in different CTAs: P1 may read its own f=1 forever.
     // The other models need not run P0 at all (sequentially consistent already).
     ("ptx-weak-handoff.litmus", ["ptx6.0", "ptx7.5"], [false; 5]),
     // The loop's lines store, on the way out only: the spin itself is quiet.
     ("ptx-weak-exit-store.litmus", ["ptx6.0", "ptx7.5"], [false; 5]),
+    // P0 stores only after three iterations of its loop (two backward jumps):
+    // the unrolling must go deeper than one jump to see P0 finish.
+    ("ptx-weak-count-handoff.litmus", ["ptx6.0", "ptx7.5"], [false; 5]),
     // Morally strong: P0's f=2 is co-after the f=1 it read.
     (
         "ptx-relaxed-handoff.litmus",
@@ -28,6 +31,12 @@ const TABLE: [(&str, [&str; 2], [bool; 5]); 7] = [
     ),
     // Workgroup-scope atomics of different workgroups: out of each other's scope.
     ("vulkan-wg-handoff.litmus", ["vulkan", "vulkan-nochains"], [false; 5]),
+    // The same after four iterations of P0's loop: the deepest unrolling.
+    (
+        "vulkan-wg-count-handoff.litmus",
+        ["vulkan", "vulkan-nochains"],
+        [false; 5],
+    ),
     (
         "vulkan-dv-handoff.litmus",
         ["vulkan", "vulkan-nochains"],
@@ -186,4 +195,76 @@ fn a_loop_that_always_stores_is_left_to_the_sc_search() {
         l.weak,
         WeakSearch::Skipped("no loop can repeat without storing, an RMW or a barrier".into())
     );
+}
+
+/// Past the deepest unrolling (five iterations needed, four unrolled) the
+/// violation under `fair` is not found, and the answer says the loops were
+/// cut there rather than claiming the search was exhaustive.
+#[test]
+fn a_thread_needing_more_iterations_than_the_bound_is_reported() {
+    let file = dir().join("ptx-weak-count-deep.litmus");
+    for model in ["ptx6.0", "ptx7.5"] {
+        let l = under(&file, model, ProgressModel::Fair);
+        assert!(
+            matches!(l.weak, WeakSearch::Bounded(n) if n > 0),
+            "{model}: {:?}",
+            l.weak
+        );
+        assert!(
+            l.text("f")
+                .contains("loops cut at 4 iterations as in Dat3M's bound (a thread still needed more)"),
+            "{}",
+            l.text("f")
+        );
+        // Under the others P0 waits for a P1 that need never start (no bound involved).
+        for p in [
+            ProgressModel::Obe,
+            ProgressModel::Hsa,
+            ProgressModel::Lobe,
+            ProgressModel::HsaObe,
+        ] {
+            assert!(!under(&file, model, p).live, "{model} {p}");
+        }
+    }
+}
+
+/// A reader that may keep reading a stale value is not a reason to unroll
+/// deeper: more iterations only repeat reads it already made. P1 of
+/// ptx-relaxed-handoff can read its own f=1 twice before P0's f=2; the
+/// search stays at one backward jump (7 executions) and is exhaustive there.
+#[test]
+fn a_reader_of_stale_values_is_not_cut_short() {
+    let file = dir().join("ptx-relaxed-handoff.litmus");
+    for model in ["ptx6.0", "ptx7.5"] {
+        let l = under(&file, model, ProgressModel::Fair);
+        assert!(l.live, "{model}");
+        assert_eq!(l.weak, WeakSearch::Done(7), "{model}");
+    }
+}
+
+/// Several progress models at once share the state space and the
+/// executions under the memory model, and answer as one model at a time.
+#[test]
+fn every_progress_model_at_once_answers_as_one_at_a_time() {
+    let mut files: Vec<(&str, [&str; 2])> = TABLE.iter().map(|(f, m, _)| (*f, *m)).collect();
+    files.push(("ptx-weak-count-deep.litmus", ["ptx6.0", "ptx7.5"]));
+    for (file, models) in files {
+        for model in models {
+            let m = match model.parse::<LitmusModel>() {
+                Ok(LitmusModel::Gpu(m)) => m,
+                other => panic!("{model}: {other:?}"),
+            };
+            let all = liveness::check_path_under(&dir().join(file), Some(m), &ProgressModel::ALL);
+            assert_eq!(all.len(), 5);
+            for (p, r) in all {
+                let one = under(&dir().join(file), model, p);
+                let r = r.unwrap_or_else(|e| panic!("{file} {model} {p}: {e}"));
+                assert_eq!(
+                    (r.live, r.weak, r.states, r.witness.map(|w| w.text(file))),
+                    (one.live, one.weak, one.states, one.witness.map(|w| w.text(file))),
+                    "{file} under {model}, {p}"
+                );
+            }
+        }
+    }
 }

@@ -160,6 +160,11 @@ impl Liveness {
                 self.states,
                 match &self.weak {
                     WeakSearch::Done(n) => format!("; {n} executions under the memory model"),
+                    WeakSearch::Bounded(n) => format!(
+                        "; {n} executions under the memory model, loops cut at {} iterations as in Dat3M's bound \
+                         (a thread still needed more)",
+                        weak::MAX_UNROLL + 1
+                    ),
                     WeakSearch::Skipped(why) => format!("; no search under the memory model: {why}"),
                     WeakSearch::NotNeeded => String::new(),
                 }
@@ -244,13 +249,30 @@ pub fn check_under(
     model: Option<GpuModel>,
     max_states: usize,
 ) -> Result<Liveness, (Option<Pos>, String)> {
-    let gpu = test.gpu.as_deref().ok_or((
-        None,
-        "liveness (--progress) is checked for PTX and Vulkan tests only".to_string(),
-    ))?;
+    check_all(test, &[progress], model, max_states)
+        .pop()
+        .expect("one answer per progress model")
+}
+
+/// [`check_under`] for each of `progress`, in order. The state space and
+/// the executions under the memory model are built once and judged under
+/// every progress model.
+pub fn check_all(
+    test: &Test,
+    progress: &[ProgressModel],
+    model: Option<GpuModel>,
+    max_states: usize,
+) -> Vec<Result<Liveness, (Option<Pos>, String)>> {
+    let every = |f: Fail| progress.iter().map(|_| Err(f.clone())).collect();
+    let Some(gpu) = test.gpu.as_deref() else {
+        return every((
+            None,
+            "liveness (--progress) is checked for PTX and Vulkan tests only".to_string(),
+        ));
+    };
     let model = model.unwrap_or_else(|| GpuModel::default_for(gpu.dialect));
     if model.dialect() != gpu.dialect {
-        return Err((
+        return every((
             None,
             format!(
                 "liveness under {} judges {:?} tests only, not this one",
@@ -259,21 +281,39 @@ pub fn check_under(
             ),
         ));
     }
-    let prog = Prog::new(test, gpu)?;
-    let space = prog.explore(max_states)?;
-    // Sequentially consistent executions first (they find livelocks with
-    // side effects too); then the spins only weak memory makes endless.
-    let (witness, weak) = match prog.search(&space, progress) {
-        Some(w) => (Some(w), WeakSearch::NotNeeded),
-        None => prog.weak_search(test, model, progress)?,
+    let space = Prog::new(test, gpu).and_then(|prog| prog.explore(max_states).map(|space| (prog, space)));
+    let (prog, space) = match space {
+        Ok(ps) => ps,
+        Err(f) => return every(f),
     };
-    Ok(Liveness {
-        progress,
-        live: witness.is_none(),
-        witness,
-        states: space.states.len(),
-        weak,
-    })
+    // Sequentially consistent executions first (they find livelocks with
+    // side effects too); then the spins only weak memory makes endless,
+    // for the progress models without a violation so far.
+    let sc: Vec<Option<Witness>> = progress.iter().map(|&p| prog.search(&space, p)).collect();
+    let undecided: Vec<ProgressModel> = progress
+        .iter()
+        .zip(&sc)
+        .filter(|(_, w)| w.is_none())
+        .map(|(&p, _)| p)
+        .collect();
+    let mut weak = prog.weak_search(test, model, &undecided).into_iter();
+    progress
+        .iter()
+        .zip(sc)
+        .map(|(&progress, w)| {
+            let (witness, weak) = match w {
+                Some(w) => (Some(w), WeakSearch::NotNeeded),
+                None => weak.next().expect("one weak answer per undecided model")?,
+            };
+            Ok(Liveness {
+                progress,
+                live: witness.is_none(),
+                witness,
+                states: space.states.len(),
+                weak,
+            })
+        })
+        .collect()
 }
 
 /// Reads, parses and checks the test at `path` under each model in
@@ -296,14 +336,17 @@ pub fn check_path_under(
     let test = super::limits::read_source(path)
         .map_err(|e| e.located(&file))
         .and_then(|src| super::parse(&src).map_err(|e| format!("{file}:{e}")));
+    let found = match &test {
+        Ok(t) => check_all(t, progress, model, MAX_STATES),
+        Err(e) => return progress.iter().map(|&p| (p, Err(e.clone()))).collect(),
+    };
     progress
         .iter()
-        .map(|&p| {
-            let r = test.as_ref().map_err(Clone::clone).and_then(|t| {
-                check_under(t, p, model, MAX_STATES).map_err(|(pos, m)| match pos {
-                    Some(pos) => format!("{file}:{pos}: {m}"),
-                    None => format!("{file}: {m}"),
-                })
+        .zip(found)
+        .map(|(&p, r)| {
+            let r = r.map_err(|(pos, m)| match pos {
+                Some(pos) => format!("{file}:{pos}: {m}"),
+                None => format!("{file}: {m}"),
             });
             (p, r)
         })
@@ -672,6 +715,8 @@ use exec::{scan_item, Exec};
 #[path = "liveness_search.rs"]
 mod search;
 
+#[path = "liveness_spin.rs"]
+mod spin;
 #[path = "liveness_weak.rs"]
 mod weak;
 pub use weak::{KeptRead, WeakSearch};

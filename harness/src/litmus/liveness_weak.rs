@@ -12,7 +12,13 @@
 //! 1. The thread bodies are unrolled as the condition side unrolls them
 //!    (`gpu_expand.rs`), except that a path that would take a backward jump
 //!    once more than the bound ends there, marked with where (a *stuck*
-//!    path), instead of being discarded.
+//!    path), instead of being discarded. The bound starts at [`UNROLL`]
+//!    backward jumps per loop and grows by one, up to [`MAX_UNROLL`] (four
+//!    iterations, Dat3M's bound), while no violation is found and some
+//!    execution has a thread cut short: on a stuck path that it would leave
+//!    (run on with every location at its final value, it does not come
+//!    back to a state it was in), so that with more iterations it could
+//!    still finish or store, and a violation may need that.
 //! 2. The condition side's po ∪ rf-cyclic enumeration (`cyclic.rs`)
 //!    gives every execution of those bodies its judge (the model's axioms,
 //!    PTX's no-thin-air) finds consistent.
@@ -41,7 +47,7 @@
 //! a guess.
 
 use super::search::Class;
-use super::{barrier_of, BarKey, Fail, Prog, ProgressModel, State, Witness};
+use super::{BarKey, Fail, Prog, ProgressModel, State, Witness};
 use crate::litmus::ast::*;
 use crate::litmus::cyclic::{self, CyclicModel};
 use crate::litmus::gpu::{Item, HIDDEN};
@@ -54,17 +60,20 @@ use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::GpuKind;
 use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::RunConfig;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
-/// Backward jumps each loop may take in the unrolled bodies (a stuck path
-/// takes one more: it runs `UNROLL + 1` iterations).
+/// Backward jumps each loop may take in the unrolled bodies at first (a
+/// stuck path takes one more: it runs `UNROLL + 1` iterations).
 pub const UNROLL: u32 = 1;
+
+/// The deepest unrolling tried: when an execution at one depth has a
+/// thread cut short (on a stuck path it would leave, so it could still
+/// finish or store), the search runs again one backward jump deeper, up to
+/// this many: four iterations per loop, Dat3M's bound for these tests.
+pub const MAX_UNROLL: u32 = 3;
 
 /// Ways for the threads to end (over every execution) tried, at most.
 pub const MAX_CANDIDATES: u64 = 2_000_000;
-
-/// Steps a stuck thread is run on, at most, to find its state again.
-const MAX_SPIN_STEPS: usize = 10_000;
 
 /// The register that marks a stuck path: `line << 20 | column` of the
 /// backward jump it would take.
@@ -93,6 +102,10 @@ pub enum WeakSearch {
     Skipped(String),
     /// Run over this many consistent executions.
     Done(usize),
+    /// Run over this many consistent executions, loops unrolled to
+    /// [`MAX_UNROLL`]` + 1` iterations, and some thread was still cut short
+    /// there: a violation needing more iterations is not looked for.
+    Bounded(usize),
 }
 
 /// One way a thread ends in a candidate.
@@ -108,19 +121,33 @@ struct End {
     at: Option<Pos>,
 }
 
+/// The executions of the bodies unrolled to one depth, shared by every
+/// progress model judged at that depth.
+struct Enumerated {
+    expanded: Test,
+    env: scopecheck_checker::model::gpu::GpuEnv,
+    found: cyclic::Found,
+    allocs: HashMap<String, usize>,
+    /// Why some execution may be missing.
+    incomplete: Option<String>,
+}
+
+/// One progress model's answer from the weak search.
+pub(super) type WeakAnswer = Result<(Option<Witness>, WeakSearch), Fail>;
+
 impl Prog<'_> {
-    /// Searches for a weak-memory violation under `model` and `progress`.
-    pub(super) fn weak_search(
-        &self,
-        test: &Test,
-        model: GpuModel,
-        progress: ProgressModel,
-    ) -> Result<(Option<Witness>, WeakSearch), Fail> {
+    /// Searches for a weak-memory violation under `model` and each of
+    /// `progress`: the executions at each unrolling depth are enumerated
+    /// once and judged under every progress model still undecided.
+    pub(super) fn weak_search(&self, test: &Test, model: GpuModel, progress: &[ProgressModel]) -> Vec<WeakAnswer> {
+        let skip = |why: &str| {
+            progress
+                .iter()
+                .map(|_| Ok((None, WeakSearch::Skipped(why.into()))))
+                .collect()
+        };
         if !self.code.iter().any(|c| self.quiet_cycle(c)) {
-            return Ok((
-                None,
-                WeakSearch::Skipped("no loop can repeat without storing, an RMW or a barrier".into()),
-            ));
+            return skip("no loop can repeat without storing, an RMW or a barrier");
         }
         let odd_barrier = self
             .gpu
@@ -128,12 +155,61 @@ impl Prog<'_> {
             .values()
             .any(|o| matches!(o.kind, GpuKind::Barrier { quorum, arrive, .. } if quorum.is_some() || arrive));
         if odd_barrier {
-            return Ok((
-                None,
-                WeakSearch::Skipped("a quorum barrier or bar.arrive (left to the SC search)".into()),
-            ));
+            return skip("a quorum barrier or bar.arrive (left to the SC search)");
         }
-        let mut expanded = crate::litmus::gpu::expand(test, UNROLL);
+        let mut out: Vec<Option<WeakAnswer>> = progress.iter().map(|_| None).collect();
+        let mut total = 0;
+        for unroll in UNROLL..=MAX_UNROLL {
+            let pending: Vec<usize> = (0..progress.len()).filter(|&i| out[i].is_none()).collect();
+            if pending.is_empty() {
+                break;
+            }
+            let en = match self.enumerate(test, model, unroll) {
+                Ok(en) => en,
+                Err(f) => {
+                    for i in pending {
+                        out[i] = Some(Err(f.clone()));
+                    }
+                    break;
+                }
+            };
+            total += en.found.graphs.len();
+            let mut cut_short = false;
+            let mut live = Vec::new();
+            for i in pending {
+                match self.judge_all(&en, model, progress[i], &mut cut_short) {
+                    Ok(Some(w)) => out[i] = Some(Ok((Some(w), WeakSearch::Done(total)))),
+                    // Some execution may be missing: "live" would be a guess.
+                    Ok(None) if en.incomplete.is_some() => {
+                        out[i] = Some(Err((
+                            None,
+                            format!(
+                                "liveness under {}: no endless execution found, but the search under the memory \
+                                 model did not finish ({}); not decided",
+                                model.name(),
+                                en.incomplete.as_deref().unwrap_or_default()
+                            ),
+                        )))
+                    }
+                    Ok(None) => live.push(i),
+                    Err(m) => out[i] = Some(Err((None, m))),
+                }
+            }
+            // No thread was cut short: deeper unrolling shows nothing new.
+            if !cut_short {
+                for i in live {
+                    out[i] = Some(Ok((None, WeakSearch::Done(total))));
+                }
+            }
+        }
+        out.into_iter()
+            .map(|a| a.unwrap_or(Ok((None, WeakSearch::Bounded(total)))))
+            .collect()
+    }
+
+    /// The consistent executions of the bodies with loops unrolled `unroll` times.
+    fn enumerate(&self, test: &Test, model: GpuModel, unroll: u32) -> Result<Enumerated, Fail> {
+        let mut expanded = crate::litmus::gpu::expand(test, unroll);
         for t in expanded.threads.iter_mut() {
             mark_stuck(&mut t.body);
         }
@@ -156,7 +232,7 @@ impl Prog<'_> {
             test: &expanded,
             layout: &layout,
             file: "<liveness>",
-            unroll: UNROLL,
+            unroll,
             discarded: Default::default(),
             observed: &observed,
             default_scope: scopecheck_checker::event::Scope::System,
@@ -191,165 +267,42 @@ impl Prog<'_> {
             ),
             (None, true) => None,
         };
-        let report = WeakSearch::Done(found.graphs.len());
         let allocs = alloc_index(&layout);
+        Ok(Enumerated {
+            expanded,
+            env,
+            found,
+            allocs,
+            incomplete,
+        })
+    }
+
+    /// Searches the executions of `en` for a violation under `progress`;
+    /// sets `cut_short` when some execution has a thread cut short.
+    fn judge_all(
+        &self,
+        en: &Enumerated,
+        model: GpuModel,
+        progress: ProgressModel,
+        cut_short: &mut bool,
+    ) -> Result<Option<Witness>, String> {
         let mut tried = 0;
-        for (g, st) in found.graphs.iter().zip(&found.states) {
+        for (g, st) in en.found.graphs.iter().zip(&en.found.states) {
             let mut ctx = Candidate {
                 prog: self,
-                test: &expanded,
+                test: &en.expanded,
                 model,
-                env: &env,
+                env: &en.env,
                 g,
                 judge: None,
-                allocs: &allocs,
+                allocs: &en.allocs,
             };
-            if let Some(w) = ctx.search(st, progress, &mut tried).map_err(|m| (None, m))? {
-                return Ok((Some(w), report));
+            if let Some(w) = ctx.search(st, progress, &mut tried, cut_short)? {
+                return Ok(Some(w));
             }
         }
-        match incomplete {
-            // Some execution may be missing: "live" would be a guess.
-            Some(why) => Err((
-                None,
-                format!(
-                    "liveness under {}: no endless execution found, but the search under the memory model did not \
-                     finish ({why}); not decided",
-                    model.name()
-                ),
-            )),
-            None => Ok((None, report)),
-        }
+        Ok(None)
     }
-
-    /// Whether thread `t`, at the backward jump `jump` with registers
-    /// `regs` and every location holding `mem`, spins forever without side
-    /// effects; if so, the locations it reads.
-    fn spins(&self, t: usize, jump: usize, regs: Vec<i64>, mem: Vec<i64>) -> Option<Vec<usize>> {
-        let c = &self.code[t];
-        let target = match &c.items[jump] {
-            Item::Goto(l, _) => l,
-            Item::Branch { target, .. } => target,
-            _ => return None,
-        };
-        let mut s: State = self.init.clone();
-        s.mem = mem;
-        s.threads[t].pc = c.labels[target.as_str()];
-        s.threads[t].regs = regs;
-        s.threads[t].started = true;
-        let mut seen: HashSet<(u32, Vec<i64>)> = HashSet::new();
-        let mut visited: Vec<usize> = Vec::new();
-        for _ in 0..MAX_SPIN_STEPS {
-            let th = &s.threads[t];
-            if !seen.insert((th.pc, th.regs.clone())) {
-                let mut locs = Vec::new();
-                for pc in visited {
-                    for (is_loc, name) in item_names(&c.items[pc]) {
-                        if let Some(&l) = self.locs.get(&name).filter(|_| is_loc) {
-                            if !locs.contains(&l) {
-                                locs.push(l);
-                            }
-                        }
-                    }
-                }
-                return Some(locs);
-            }
-            let pc = th.pc as usize;
-            if pc >= c.items.len() || self.effectful(&c.items[pc]) {
-                return None;
-            }
-            visited.push(pc);
-            s = self.step(&s, t).ok()??;
-        }
-        None
-    }
-
-    /// Whether the thread's control flow has a cycle through instructions
-    /// that neither store, run an RMW nor arrive at a barrier: only such a
-    /// cycle can be a spin without side effects ([`Prog::spins`] runs one).
-    fn quiet_cycle(&self, c: &super::Code<'_>) -> bool {
-        let n = c.items.len();
-        let succ = |i: usize| -> Vec<usize> {
-            let to = |l: &String| c.labels.get(l.as_str()).map(|&k| k as usize);
-            match &c.items[i] {
-                Item::Goto(l, _) => to(l).into_iter().collect(),
-                Item::Branch { target, .. } => to(target).into_iter().chain(Some(i + 1)).collect(),
-                _ => vec![i + 1],
-            }
-        };
-        // Depth-first search for a back edge among the quiet instructions.
-        let quiet: Vec<bool> = c.items.iter().map(|it| !self.effectful(it)).collect();
-        let mut colour = vec![0u8; n];
-        for start in (0..n).filter(|&i| quiet[i]) {
-            if colour[start] != 0 {
-                continue;
-            }
-            colour[start] = 1;
-            let mut stack = vec![(start, succ(start))];
-            while let Some((v, next)) = stack.last_mut() {
-                let v = *v;
-                match next.pop() {
-                    Some(u) if u < n && quiet[u] => match colour[u] {
-                        1 => return true,
-                        0 => {
-                            colour[u] = 1;
-                            let s = succ(u);
-                            stack.push((u, s));
-                        }
-                        _ => {}
-                    },
-                    Some(_) => {}
-                    None => {
-                        colour[v] = 2;
-                        stack.pop();
-                    }
-                }
-            }
-        }
-        false
-    }
-
-    /// Whether an instruction stores, runs an RMW or is a barrier.
-    fn effectful(&self, it: &Item) -> bool {
-        let Item::Stmts(stmts) = it else { return false };
-        stmts.iter().any(|s| self.stmt_effect(s))
-    }
-
-    fn stmt_effect(&self, s: &Stmt) -> bool {
-        match &s.kind {
-            StmtKind::Store { .. } => true,
-            StmtKind::Fence { .. } => barrier_of(self.gpu, s).is_some(),
-            StmtKind::Decl { init, .. } => init.as_ref().is_some_and(expr_effect),
-            StmtKind::AssignReg { value, .. } => expr_effect(value),
-            StmtKind::Expr(e) => expr_effect(e),
-            StmtKind::If { cond, then, els } => {
-                expr_effect(cond) || then.iter().chain(els).any(|x| self.stmt_effect(x))
-            }
-            StmtKind::Block(b) => b.iter().any(|x| self.stmt_effect(x)),
-            // Anything else the SC machine refuses anyway.
-            _ => true,
-        }
-    }
-}
-
-fn expr_effect(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Atomic(c) => c.op != AtomicOp::Load || c.args.iter().any(expr_effect),
-        ExprKind::Deref(a) | ExprKind::Unary(_, a) => expr_effect(a),
-        ExprKind::Index(a, b) => expr_effect(a) || expr_effect(b),
-        ExprKind::Binary(a, rest) => expr_effect(a) || rest.iter().any(|(_, b)| expr_effect(b)),
-        _ => false,
-    }
-}
-
-fn item_names(it: &Item) -> Vec<(bool, String)> {
-    let mut out = Vec::new();
-    if let Item::Stmts(stmts) = it {
-        for s in stmts {
-            super::exec::stmt_names(s, &mut out);
-        }
-    }
-    out
 }
 
 /// Replaces each `while (1) {}` the unrolling puts where a path would take
@@ -418,6 +371,7 @@ impl Candidate<'_, '_> {
         st: &crate::litmus::interp::FinalState,
         progress: ProgressModel,
         tried: &mut u64,
+        cut_short: &mut bool,
     ) -> Result<Option<Witness>, String> {
         let n = self.prog.code.len();
         let mut ends: Vec<Vec<End>> = Vec::with_capacity(n);
@@ -501,6 +455,17 @@ impl Candidate<'_, '_> {
                 });
             }
             ends.push(e);
+        }
+        // A stuck thread that would not go on repeating its loop with the
+        // values it last read may, with more iterations, still leave the
+        // loop, store or finish: a deeper unrolling may find a violation
+        // that needs it. One that would (it keeps reading stale values)
+        // only gains more copies of reads it already made.
+        if !*cut_short {
+            *cut_short = ends.iter().enumerate().any(|(t, e)| {
+                e[0].jump
+                    .is_some_and(|j| self.prog.spins(t, j, regs[t].clone(), self.last_read(t)).is_none())
+            });
         }
         let mut pick = vec![0usize; n];
         loop {
@@ -600,21 +565,9 @@ impl Candidate<'_, '_> {
         } else {
             self.g
         };
-        // Every location's final value: its co-maximal write's.
+        let (mem, writer) = self.final_values(g);
         let mut names: Vec<(&String, &usize)> = self.prog.locs.iter().collect();
         names.sort_by_key(|(_, &i)| i);
-        let mut mem = self.prog.init.mem.clone();
-        let mut writer: Vec<Option<(u32, u32)>> = vec![None; mem.len()];
-        for (name, &i) in &names {
-            if let Some(loc) = self.allocs.get(*name).and_then(|&k| loc_at(g, k)) {
-                let w = g.mo_max(loc);
-                mem[i] = g.write_value(loc, w) as i64;
-                if !w.is_init() {
-                    let e = g.event(w);
-                    writer[i] = Some((self.prog.code[w.thread as usize - 1].index, e.src.line));
-                }
-            }
-        }
         let mut kept_reads = Vec::new();
         for (t, e) in ends.iter().enumerate() {
             if e.class != Class::Spins {
@@ -654,6 +607,44 @@ impl Candidate<'_, '_> {
             }
         }
         Some(w)
+    }
+
+    /// Every location's value as test thread `t` last read it in the
+    /// execution (its final value where the thread never read it).
+    fn last_read(&self, t: usize) -> Vec<i64> {
+        let (mut mem, _) = self.final_values(self.g);
+        let index: HashMap<Loc, usize> = self
+            .prog
+            .locs
+            .iter()
+            .filter_map(|(name, &i)| self.allocs.get(name).and_then(|&k| loc_at(self.g, k)).map(|l| (l, i)))
+            .collect();
+        for ev in self.g.thread_events(t as ThreadId + 1) {
+            if let EventKind::Read(r) = &ev.kind {
+                if let Some(&i) = index.get(&r.loc) {
+                    mem[i] = self.g.write_value(r.loc, r.rf) as i64;
+                }
+            }
+        }
+        mem
+    }
+
+    /// Every location's final value in `g` (its co-maximal write's), and
+    /// that write as (thread, line), `None` for the initial value.
+    fn final_values(&self, g: &ExecutionGraph) -> (Vec<i64>, Vec<Option<(u32, u32)>>) {
+        let mut mem = self.prog.init.mem.clone();
+        let mut writer: Vec<Option<(u32, u32)>> = vec![None; mem.len()];
+        for (name, &i) in &self.prog.locs {
+            if let Some(loc) = self.allocs.get(name).and_then(|&k| loc_at(g, k)) {
+                let w = g.mo_max(loc);
+                mem[i] = g.write_value(loc, w) as i64;
+                if !w.is_init() {
+                    let e = g.event(w);
+                    writer[i] = Some((self.prog.code[w.thread as usize - 1].index, e.src.line));
+                }
+            }
+        }
+        (mem, writer)
     }
 
     /// Whether each thread's barrier arrivals fit: a thread passes the
