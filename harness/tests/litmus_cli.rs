@@ -585,3 +585,32 @@ fn a_racy_test_is_undef_under_rc11_as_herd_prints_it() {
     let out = scopecheck(&["litmus", sb.to_str().unwrap()]);
     assert!(!text(&out.stdout).contains("Undef"), "{}", text(&out.stdout));
 }
+
+/// A thread run alone that stops at the enumeration's work cap says so,
+/// with the cap, even when most of its executions were blocked (the engine
+/// counts those against the cap too) and the user gave a smaller
+/// `--max-executions` (which counts the test's executions, not a thread's
+/// own runs): before, it said "stopped after max_executions = 1000000",
+/// as if that were the user's bound. TSan's compare-exchange loops on
+/// pointers under `c11` are such a test.
+#[test]
+fn a_thread_alone_at_the_work_cap_names_the_cap() {
+    let f = corpus().join("public/c11/TSan.litmus");
+    let out = scopecheck(&[
+        "litmus",
+        "--model",
+        "c11",
+        "--max-executions",
+        "1000",
+        f.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "\nIncomplete: the po ∪ rf-cyclic enumeration's work cap: P1 alone ran 1000000 executions with the \
+             promised values without finishing; the outcome set is incomplete\n"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("max_executions = 1000000"), "{stdout}");
+}

@@ -104,7 +104,12 @@ pub fn work_cap(run: &RunResult, user_max: Option<u64>, kept: usize, what: &str)
              values, and the rest were not validated; the outcome set is incomplete"
         ));
     }
-    (!run.complete && user_max.is_none() && run.stats.complete >= MAX_ENGINE_EXECUTIONS).then(|| {
+    // The engine counts every execution it ran against the cap (blocked
+    // ones and repeats too), so a run of mostly blocked executions stops
+    // there with fewer complete ones; its reason names the cap's value.
+    let at_cap = run.stats.complete >= MAX_ENGINE_EXECUTIONS
+        || run.incomplete_reason.as_deref() == Some(&format!("stopped after max_executions = {MAX_ENGINE_EXECUTIONS}"));
+    (!run.complete && user_max.is_none() && at_cap).then(|| {
         format!(
             "the po ∪ rf-cyclic enumeration's work cap: {what} ran {MAX_ENGINE_EXECUTIONS} executions with the \
              promised values without finishing; the outcome set is incomplete"
