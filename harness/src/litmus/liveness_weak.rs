@@ -103,7 +103,7 @@ pub enum WeakSearch {
     /// Run over this many consistent executions.
     Done(usize),
     /// Run over this many consistent executions, loops unrolled to
-    /// [`MAX_UNROLL`]` + 1` iterations, and some thread was still cut short
+    /// `MAX_UNROLL + 1` (four) iterations, and some thread was still cut short
     /// there: a violation needing more iterations is not looked for.
     Bounded(usize),
 }
