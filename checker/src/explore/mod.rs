@@ -11,6 +11,7 @@ pub mod pct;
 pub mod pool;
 pub mod preemption;
 pub mod random;
+mod odometer;
 pub mod reference;
 pub mod replay;
 mod revisit;

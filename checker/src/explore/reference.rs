@@ -8,6 +8,7 @@
 //! [`Strategy::distinct_complete`] counts each consistent graph once. Tests
 //! check the optimal explorer against it.
 
+use super::odometer::Odometer;
 use super::Strategy;
 use crate::event::{EventId, EventKind, RmwOp, ThreadId};
 use crate::graph::ExecutionGraph;
@@ -18,10 +19,8 @@ use std::collections::HashSet;
 /// Depth-first enumeration of every choice sequence.
 #[derive(Default)]
 pub struct Reference {
-    /// (option taken, number of options) at each decision of the current path.
-    path: Vec<(u32, u32)>,
-    pos: usize,
-    started: bool,
+    /// The decisions of the current path.
+    odometer: Odometer,
     seen: HashSet<String>,
     /// The preemption bound (loom's meaning), if any.
     bound: Option<u32>,
@@ -49,14 +48,7 @@ impl Reference {
     }
 
     fn decide(&mut self, n: usize) -> usize {
-        let c = if self.pos < self.path.len() {
-            self.path[self.pos].0 as usize
-        } else {
-            self.path.push((0, n as u32));
-            0
-        };
-        self.pos += 1;
-        c
+        self.odometer.decide(n)
     }
 }
 
@@ -108,24 +100,9 @@ impl Strategy for Reference {
     }
 
     fn next_execution(&mut self, graph: &mut ExecutionGraph, _model: MemoryModel) -> bool {
-        if self.started {
-            // Odometer: advance the last decision that has options left.
-            self.path.truncate(self.pos);
-            loop {
-                match self.path.last_mut() {
-                    None => return false,
-                    Some((c, n)) if *c + 1 < *n => {
-                        *c += 1;
-                        break;
-                    }
-                    Some(_) => {
-                        self.path.pop();
-                    }
-                }
-            }
+        if !self.odometer.next_run() {
+            return false;
         }
-        self.started = true;
-        self.pos = 0;
         // The main thread runs first: switching away from it at its first
         // scheduling point is a preemption, as in loom.
         self.last = Some(0);

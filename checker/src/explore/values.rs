@@ -33,6 +33,7 @@
 //! It is not an explorer for programs in general: under any other model,
 //! or with two threads that read, it leaves executions out.
 
+use super::odometer::Odometer;
 use super::Strategy;
 use crate::event::{EventId, Op, ThreadId};
 use crate::graph::ExecutionGraph;
@@ -42,10 +43,8 @@ use crate::sched::{RfChoice, ThreadStatus};
 /// Depth-first enumeration of the distinct values of each read.
 #[derive(Default)]
 pub struct Values {
-    /// (option taken, number of options) at each decision of the current path.
-    path: Vec<(u32, u32)>,
-    pos: usize,
-    started: bool,
+    /// The decisions of the current path.
+    odometer: Odometer,
     /// The thread just scheduled, when its step is a plain load (whose
     /// choices may be told apart by value alone).
     load_of: Option<ThreadId>,
@@ -58,14 +57,7 @@ impl Values {
     }
 
     fn decide(&mut self, n: usize) -> usize {
-        let c = if self.pos < self.path.len() {
-            self.path[self.pos].0 as usize
-        } else {
-            self.path.push((0, n as u32));
-            0
-        };
-        self.pos += 1;
-        c
+        self.odometer.decide(n)
     }
 }
 
@@ -75,24 +67,9 @@ impl Strategy for Values {
     }
 
     fn next_execution(&mut self, graph: &mut ExecutionGraph, _model: MemoryModel) -> bool {
-        if self.started {
-            // Odometer: advance the last decision that has options left.
-            self.path.truncate(self.pos);
-            loop {
-                match self.path.last_mut() {
-                    None => return false,
-                    Some((c, n)) if *c + 1 < *n => {
-                        *c += 1;
-                        break;
-                    }
-                    Some(_) => {
-                        self.path.pop();
-                    }
-                }
-            }
+        if !self.odometer.next_run() {
+            return false;
         }
-        self.started = true;
-        self.pos = 0;
         self.load_of = None;
         graph.clear();
         true
