@@ -7,11 +7,11 @@
 //! A new strategy is one file implementing this trait (`pct.rs` is one).
 
 mod cyclic;
+mod odometer;
 pub mod pct;
 pub mod pool;
 pub mod preemption;
 pub mod random;
-mod odometer;
 pub mod reference;
 pub mod replay;
 mod revisit;
