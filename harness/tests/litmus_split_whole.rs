@@ -86,19 +86,19 @@ impl Rng {
 }
 
 /// A PTX test: 2 or 3 threads on `x`, each a straight line of one or two
-/// RMWs (exchange, compare-exchange) or a spin loop on one.
+/// RMWs (exchange, add, compare-exchange) or a spin loop on one.
 fn ptx_test(rng: &mut Rng, k: usize) -> String {
     let threads = 2 + rng.below(2) as usize;
     let mut cols: Vec<Vec<String>> = Vec::new();
     let mut regs = Vec::new();
     for t in 0..threads {
         let mut col = Vec::new();
-        // (No add: a GPU test's domains grow only by the values of its
-        // consistent executions, so a value only a chain of adds reaches is
-        // never promised, with or without the split; see the report in
-        // docs/gpu-models.md section 5 item 1.)
-        let op = |rng: &mut Rng, r: &str| match rng.below(2) {
+        // Adds too: a value only a chain of adds reaches is promised since
+        // the domains grow by grounded growth (docs/gpu-models.md section 5
+        // item 1, cyclic/chains.rs).
+        let op = |rng: &mut Rng, r: &str| match rng.below(3) {
             0 => format!("atom.relaxed.gpu.exch {r}, x, {}", rng.below(3)),
+            1 => format!("atom.relaxed.gpu.add {r}, x, {}", 1 + rng.below(2)),
             _ => format!("atom.relaxed.gpu.cas {r}, x, {}, {}", rng.below(3), rng.below(3)),
         };
         if rng.below(2) == 0 {
