@@ -6,7 +6,7 @@
 //! their counts, executions and verdicts must agree.
 //!
 //! - corpus/gpu-rmw-twice, every file under each model it is for;
-//! - small RMW tests generated from a fixed seed (PTX with spin loops and
+//! - small RMW tests generated from a fixed seed (PTX with spin loops, exchanges, adds and
 //!   compare-exchanges; C with exchanges, adds and compare-exchanges);
 //! - the public CADP spin tests that said "incomplete" before the split
 //!   (outside this repository, see litmus_gpu.rs; skipped without it).
