@@ -19,10 +19,12 @@
 //!
 //! One test in this binary, so the switch is not shared.
 
+mod common;
+
+use common::litmus_rows::{summary, with_switch};
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult, ALL_AT_ONCE};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 fn run(name: &str, src: &str, model: &str, whole: bool, unroll: Option<u32>) -> TestResult {
     let mut opts = Options {
@@ -32,25 +34,8 @@ fn run(name: &str, src: &str, model: &str, whole: bool, unroll: Option<u32>) -> 
     if let Some(u) = unroll {
         opts.unroll = u;
     }
-    ALL_AT_ONCE.store(whole, Ordering::Relaxed);
-    let r = check_source(name, src, &opts);
-    ALL_AT_ONCE.store(false, Ordering::Relaxed);
-    r.unwrap_or_else(|e| panic!("{name}: {e:?}\n{src}"))
-}
-
-/// Everything a run reports about its executions.
-fn summary(r: &TestResult) -> String {
-    format!(
-        "complete {} {:?} failures {} verdict {:?} executions {} positive {} negative {} states {:?}",
-        r.complete,
-        r.incomplete_reason,
-        r.failures.len(),
-        r.verdict(),
-        r.executions,
-        r.positive,
-        r.negative,
-        r.states
-    )
+    with_switch(&ALL_AT_ONCE, whole, || check_source(name, src, &opts))
+        .unwrap_or_else(|e| panic!("{name}: {e:?}\n{src}"))
 }
 
 /// Runs `src` both ways under `model` (at `unroll`, or the default);

@@ -7,10 +7,13 @@
 //!
 //! One test in this binary, so the switches are not shared.
 
+mod common;
+
+use common::litmus_rows::{summary as executions_summary, with_switch};
 use scopecheck::litmus::{check_file, LitmusModel, Options, TestResult, ALL_AT_ONCE, JUDGE_WHOLE};
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 fn run(name: &str, switch: Option<&AtomicBool>) -> TestResult {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,13 +23,10 @@ fn run(name: &str, switch: Option<&AtomicBool>) -> TestResult {
         model: Some("vulkan".parse::<LitmusModel>().expect("a model name")),
         ..Options::default()
     };
-    if let Some(s) = switch {
-        s.store(true, Ordering::Relaxed);
-    }
-    let r = check_file(&path, &opts);
-    if let Some(s) = switch {
-        s.store(false, Ordering::Relaxed);
-    }
+    let r = match switch {
+        Some(s) => with_switch(s, true, || check_file(&path, &opts)),
+        None => check_file(&path, &opts),
+    };
     r.unwrap_or_else(|e| panic!("{name}: {e:?}"))
 }
 
@@ -43,18 +43,7 @@ fn summary(r: &TestResult) -> String {
                 .join(" / ")
         })
         .collect();
-    format!(
-        "complete {} {:?} failures {} verdict {:?} executions {} positive {} negative {} racy {} states {:?} races {pairs:?}",
-        r.complete,
-        r.incomplete_reason,
-        r.failures.len(),
-        r.verdict(),
-        r.executions,
-        r.positive,
-        r.negative,
-        r.racy_executions,
-        r.states
-    )
+    format!("{} racy {} races {pairs:?}", executions_summary(r), r.racy_executions)
 }
 
 #[test]

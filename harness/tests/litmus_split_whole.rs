@@ -14,44 +14,23 @@
 //! - spin loops whose threads need their RMWs split (corpus/gpu-split-spin,
 //!   and Dat3M's CADP files that showed it, when present).
 //!
-//! The switch is global: every run here holds [`SWITCH`] while it is set.
+//! The switch is global: every run here sets it through `with_switch`,
+//! which holds a lock meanwhile.
 
+mod common;
+
+use common::litmus_rows::{summary, with_switch};
 use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult, ALL_AT_ONCE};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::Mutex;
-
-/// Held while a run sets [`ALL_AT_ONCE`], so that the tests of this binary,
-/// which run in parallel, do not see each other's setting.
-static SWITCH: Mutex<()> = Mutex::new(());
 
 fn run(name: &str, src: &str, model: &str, whole: bool) -> TestResult {
     let opts = Options {
         model: Some(model.parse::<LitmusModel>().unwrap()),
         ..Options::default()
     };
-    let guard = SWITCH.lock().unwrap_or_else(|e| e.into_inner());
-    ALL_AT_ONCE.store(whole, Ordering::Relaxed);
-    let r = check_source(name, src, &opts);
-    ALL_AT_ONCE.store(false, Ordering::Relaxed);
-    drop(guard);
-    r.unwrap_or_else(|e| panic!("{name}: {e:?}\n{src}"))
-}
-
-/// Everything a run reports about its executions.
-fn summary(r: &TestResult) -> String {
-    format!(
-        "complete {} {:?} failures {} verdict {:?} executions {} positive {} negative {} states {:?}",
-        r.complete,
-        r.incomplete_reason,
-        r.failures.len(),
-        r.verdict(),
-        r.executions,
-        r.positive,
-        r.negative,
-        r.states
-    )
+    with_switch(&ALL_AT_ONCE, whole, || check_source(name, src, &opts))
+        .unwrap_or_else(|e| panic!("{name}: {e:?}\n{src}"))
 }
 
 /// Runs `src` both ways under `model`; both must be complete and agree.

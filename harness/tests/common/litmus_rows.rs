@@ -91,3 +91,36 @@ pub fn every_row_agrees(dir: &Path) -> usize {
     }
     answers
 }
+
+/// Everything a run reports about its executions: completeness and why
+/// not, failures, verdict, counts and the final states with theirs. Two
+/// ways of enumerating one test must give the same summary.
+pub fn summary(r: &TestResult) -> String {
+    format!(
+        "complete {} {:?} failures {} verdict {:?} executions {} positive {} negative {} states {:?}",
+        r.complete,
+        r.incomplete_reason,
+        r.failures.len(),
+        r.verdict(),
+        r.executions,
+        r.positive,
+        r.negative,
+        r.states
+    )
+}
+
+/// Held while a run sets one of the litmus front end's global switches
+/// (`ALL_AT_ONCE`, `JUDGE_WHOLE`), so that tests of one binary, which run
+/// in parallel, do not see each other's setting.
+static SWITCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `run()` with `switch` set when `on` (and cleared after), holding
+/// [`SWITCH`] meanwhile.
+pub fn with_switch<T>(switch: &std::sync::atomic::AtomicBool, on: bool, run: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::Ordering;
+    let _held = SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+    switch.store(on, Ordering::Relaxed);
+    let r = run();
+    switch.store(false, Ordering::Relaxed);
+    r
+}
