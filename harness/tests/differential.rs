@@ -233,3 +233,46 @@ fn optimal_equals_reference_with_spin_waits_and_a_mutex() {
         }
     }
 }
+
+/// A read revisited to read a write that is mo-before a write added before
+/// the read (`tests/revisit_maximality.rs` has the litmus versions): thread
+/// 1 reads x and writes y, thread 2 reads y, thread 3 writes y (an RMW that
+/// read 0, or a store given the earlier mo place) and then x. The explorer
+/// counted the graphs in which thread 1 reads thread 3's x twice. Counts
+/// by hand (thread 1 may read thread 3's x only if thread 3 did not read
+/// thread 1's y): an RMW reads 0 (2 × 3 choices of thread 1's and thread
+/// 2's reads) or 1 (1 × 3): 9; a CAS expecting 0 succeeds on 0 (2 × 3) and
+/// fails on 1 (1 × 2: no write of its own for thread 2 to read): 8; one
+/// expecting 1 fails on 0 (2 × 2) and succeeds on 1 (1 × 3): 7; a store
+/// gives 12 under the C++ models (2 × 2 mo orders × 3) and 9 under sc
+/// (thread 1 reading thread 3's x puts thread 3's y first in mo).
+#[test]
+fn revisited_read_deleted_by_a_later_revisit_counts_once() {
+    use Instr::*;
+    use Ordering::Relaxed;
+    let shape = |first: Instr| {
+        vec![
+            vec![Load(1, Relaxed), Store(0, 1, Relaxed)],
+            vec![Load(0, Relaxed)],
+            vec![first, Store(1, 1, Relaxed)],
+        ]
+    };
+    let cases = [
+        (FetchAdd(0, Relaxed), 9, 9),
+        (Cas(0, 0, 2, Relaxed, Relaxed), 8, 8),
+        (Cas(0, 1, 2, Relaxed, Relaxed), 7, 7),
+        (Store(0, 2, Relaxed), 12, 9),
+        (Store(0, 2, Ordering::SeqCst), 12, 9),
+    ];
+    for (first, weak, sc) in cases {
+        for (model, want) in [
+            (MemoryModel::Rc11, weak),
+            (MemoryModel::Cpp20, weak),
+            (MemoryModel::Sc, sc),
+        ] {
+            let prog = shape(first);
+            let (_, n) = common::both(model, move |rec: &dyn Fn(Vec<usize>)| run(&prog, rec));
+            assert_eq!(n, want, "{first:?} first under {model:?}");
+        }
+    }
+}
