@@ -73,6 +73,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         final_order: Order::SeqCst,
         opencl: false,
         ghost: Vec::new(),
+        own_coherence: false,
         groups: groups.as_ref(),
         split_rmws: None,
         cut_ways: None,

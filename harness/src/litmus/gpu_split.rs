@@ -104,9 +104,17 @@ pub fn run_threads(prog: &Program, config: &RunConfig, vulkan: Option<&GpuEnv>) 
         // promised value (split_lost.rs), again with the RMWs split into a
         // load and a store (split_rmw.rs), which reads any value any number
         // of times; explored value by value (explore/values.rs).
-        let (mut run, mut ways, mut cut) = run_alone(prog, &alone, k, &config, false);
+        // Under C11 split from the start: the values explorer places no
+        // write anywhere but last in mo, and the engine's explorer tried
+        // every place of a thread's stores among the promising thread's
+        // (a compare-exchange retry loop whose expected value another
+        // thread could reach ran into the work cap); the cut of reads its
+        // thread's accesses hide (own_coherence.rs) keeps the values
+        // explorer's runs few.
+        let split_first = prog.own_coherence;
+        let (mut run, mut ways, mut cut) = run_alone(prog, &alone, k, &config, split_first);
         let mut thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
-        if thread_lost.is_some() {
+        if thread_lost.is_some() && !split_first {
             (run, ways, cut) = run_alone(prog, &alone, k, &config, true);
             thread_lost = super::split_lost::lost_paths(prog, &run.stats.consumed_only, &who);
         }
@@ -176,6 +184,7 @@ fn run_alone(
         final_order: prog.final_order,
         opencl: prog.opencl,
         ghost: prog.ghost.clone(),
+        own_coherence: prog.own_coherence,
         groups: prog.groups,
         split_rmws: split.then(Default::default),
         cut_ways: Some(Default::default()),
@@ -232,12 +241,6 @@ impl Runs {
     /// bound (the domains' growth, `cyclic/chains.rs`).
     pub fn cut(&self) -> &[super::cut_ways::Cut] {
         &self.cut
-    }
-
-    /// The graphs of every thread's distinct ways (each with the promising
-    /// thread's stores it ran with; one per group of free-read values).
-    pub fn graphs(&self) -> impl Iterator<Item = &ExecutionGraph> + '_ {
-        self.per_thread.iter().flatten().map(|grp| &grp.graph)
     }
 
     /// Calls `each` with every combination of one group per thread, as one

@@ -239,6 +239,7 @@ impl Prog<'_> {
             final_order: scopecheck_checker::event::Order::Relaxed,
             opencl: true,
             ghost: Vec::new(),
+            own_coherence: false,
             groups: None,
             split_rmws: None,
             cut_ways: None,

@@ -55,6 +55,7 @@ pub(crate) mod limits;
 // Public: the liveness check (`scopecheck --liveness`), for the command.
 pub mod liveness;
 pub(crate) mod opencl;
+pub(crate) mod own_coherence;
 pub(crate) mod unsequenced;
 // Public: herd-style text and DOT pictures of results, for the command.
 pub mod output;

@@ -110,6 +110,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         // Declarative models read the final state from the judged graph.
         opencl: matches!(model, LitmusModel::OpenCl | LitmusModel::Gpu(_)),
         ghost: Vec::new(),
+        own_coherence: false,
         groups: groups.as_ref(),
         split_rmws: None,
         cut_ways: None,

@@ -1,6 +1,9 @@
-//! Step 4 for PTX and Vulkan tests: the domains grow by the values of the
+//! Step 4 thread by thread: the domains grow by the values of the
 //! *value-closed partial combinations* of the threads' ways, not only by
-//! the values of the consistent executions.
+//! the values of the consistent executions. (C and OpenCL tests grew by
+//! every value any way wrote, which never settles on a value computed
+//! from a value read: a compare-exchange counter ran whole, into the work
+//! cap; the rule below is the same for every dialect.)
 //!
 //! Thread by thread (`gpu_split.rs`), a thread alone reads another
 //! thread's value only from the domain. Growing the domain only by what
@@ -57,16 +60,16 @@ enum Step {
     Write(usize, u64),
 }
 
-/// Most rounds a PTX or Vulkan test runs, whatever its reads allow.
-pub(super) const MAX_GPU_ROUNDS: usize = 64;
+/// Most rounds a test runs thread by thread, whatever its reads allow.
+pub(super) const MAX_SPLIT_ROUNDS: usize = 64;
 
-/// The rounds a PTX or Vulkan test may need: a consistent execution is
+/// The rounds a test may need thread by thread: a consistent execution is
 /// reached after at most one round per read (module docs) and found in
 /// the next; `unroll` bounds the iterations of each loop. At least
-/// [`ROUNDS`], at most [`MAX_GPU_ROUNDS`].
+/// [`ROUNDS`], at most [`MAX_SPLIT_ROUNDS`].
 pub(super) fn rounds(test: &Test, unroll: u32) -> usize {
     let reads: u64 = test.threads.iter().map(|t| reads_in(&t.body, unroll as u64)).sum();
-    (reads.saturating_add(1).min(MAX_GPU_ROUNDS as u64) as usize).max(ROUNDS)
+    (reads.saturating_add(1).min(MAX_SPLIT_ROUNDS as u64) as usize).max(ROUNDS)
 }
 
 /// Memory reads `ss` can make in one run, at most, a loop taken `unroll`

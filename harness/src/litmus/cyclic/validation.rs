@@ -5,7 +5,7 @@
 use super::rf_choices::RfChoices;
 use super::settle::Settle;
 use super::*;
-use crate::litmus::gpu_orders::Orders;
+use crate::litmus::gpu_orders::{Orders, Rules};
 
 /// What the validation may spend and what it rejected.
 pub(super) struct Tally {
@@ -137,11 +137,14 @@ pub(super) fn validate(
     // The operands of one C operator are not sequenced (unsequenced.rs).
     let unsequenced = operands.pairs(base, prog.test.threads.len() as ThreadId);
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
-    let gpu_env = match model {
-        CyclicModel::Gpu(m, env) => Some((m, env)),
-        _ => None,
+    let rules = match model {
+        CyclicModel::Gpu(m, env) => Some(Rules::Gpu(m, env)),
+        CyclicModel::C11 => Some(Rules::C),
+        // Not OpenCL: a location outside both memory regions has no po in
+        // hb, so neither rule of `Rules::C` holds for it.
+        CyclicModel::OpenCl(_) => None,
     };
-    let mut orders = Orders::new(base, gpu_env, &locs);
+    let mut orders = Orders::new(base, rules, &locs);
     let mut g = base.clone();
     let bound = orders.bound().clone();
     // Writes an RMW can never read whatever the rest (gpu_orders.rs).
