@@ -50,7 +50,7 @@ use scopecheck_checker::model::c11;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::opencl::{self, OpenClEnv};
 use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
+use scopecheck_instrument::rt::{self, RunConfig, RunResult, StopCause, StrategyChoice};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
@@ -106,9 +106,9 @@ pub fn work_cap(run: &RunResult, user_max: Option<u64>, kept: usize, what: &str)
     }
     // The engine counts every execution it ran against the cap (blocked
     // ones and repeats too), so a run of mostly blocked executions stops
-    // there with fewer complete ones; its reason names the cap's value.
+    // there with fewer complete ones; its stop cause names the cap.
     let at_cap = run.stats.complete >= MAX_ENGINE_EXECUTIONS
-        || run.incomplete_reason.as_deref() == Some(&format!("stopped after max_executions = {MAX_ENGINE_EXECUTIONS}"));
+        || run.stop == Some(StopCause::MaxExecutions(MAX_ENGINE_EXECUTIONS));
     (!run.complete && user_max.is_none() && at_cap).then(|| {
         format!(
             "the po ∪ rf-cyclic enumeration's work cap: {what} ran {MAX_ENGINE_EXECUTIONS} executions with the \
