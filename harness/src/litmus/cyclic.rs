@@ -199,7 +199,7 @@ enum Step2 {
 /// split cannot finish still gets the whole run's answer.
 pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Found {
     let start = Instant::now();
-    if super::gpu_split::ALL_AT_ONCE.load(std::sync::atomic::Ordering::Relaxed) {
+    if prog.cross_checks.all_at_once {
         return explore_as(prog, model, config, Step2::Whole);
     }
     let split = explore_as(prog, model, config, Step2::ThreadByThread);

@@ -74,6 +74,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         opencl: false,
         ghost: Vec::new(),
         groups: groups.as_ref(),
+        cross_checks: Default::default(),
         split_rmws: None,
         cut_ways: None,
     };

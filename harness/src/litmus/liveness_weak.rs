@@ -240,6 +240,7 @@ impl Prog<'_> {
             opencl: true,
             ghost: Vec::new(),
             groups: None,
+            cross_checks: Default::default(),
             split_rmws: None,
             cut_ways: None,
         };

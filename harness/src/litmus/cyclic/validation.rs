@@ -141,7 +141,7 @@ pub(super) fn validate(
         CyclicModel::Gpu(m, env) => Some((m, env)),
         _ => None,
     };
-    let mut orders = Orders::new(base, gpu_env, &locs);
+    let mut orders = Orders::new(base, gpu_env, prog.cross_checks.every_order, &locs);
     let mut g = base.clone();
     let bound = orders.bound().clone();
     // Writes an RMW can never read whatever the rest (gpu_orders.rs).
@@ -203,7 +203,7 @@ pub(super) fn validate(
                     defer_over: tally.defer_over,
                     deferred: tally.deferred,
                 };
-                let whole = gpu_free::JUDGE_WHOLE.load(std::sync::atomic::Ordering::Relaxed);
+                let whole = prog.cross_checks.judge_whole;
                 // The locations' final values and the other registers do
                 // not depend on the free reads.
                 let located = final_locations(prog, &g, state.clone());
@@ -218,7 +218,7 @@ pub(super) fn validate(
                 let mut go_on = true;
                 let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
                     if whole {
-                        // The test switch: the split must agree with the
+                        // The cross-check: the split must agree with the
                         // whole graph's judgement, races and all.
                         match judge.judge(b.graph) {
                             Err(axiom) => {
