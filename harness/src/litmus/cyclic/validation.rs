@@ -218,7 +218,7 @@ pub(super) fn validate(
                 let mut go_on = true;
                 let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
                     if whole {
-                        // The cross-check: the split must agree with the
+                        // The test switch: the split must agree with the
                         // whole graph's judgement, races and all.
                         match judge.judge(b.graph) {
                             Err(axiom) => {
