@@ -59,7 +59,7 @@ use scopecheck_checker::model::c11;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::opencl::{self, OpenClEnv};
 use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
+use scopecheck_instrument::rt::{self, RunConfig, RunResult, StopCause, StrategyChoice};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
@@ -111,9 +111,9 @@ pub fn work_cap(run: &RunResult, user_max: Option<u64>, kept: usize, what: &str)
     }
     // The engine counts every execution it ran against the cap (blocked
     // ones and repeats too), so a run of mostly blocked executions stops
-    // there with fewer complete ones; its reason names the cap's value.
+    // there with fewer complete ones; its stop cause names the cap.
     let at_cap = run.stats.complete >= MAX_ENGINE_EXECUTIONS
-        || run.incomplete_reason.as_deref() == Some(&format!("stopped after max_executions = {MAX_ENGINE_EXECUTIONS}"));
+        || run.stop == Some(StopCause::MaxExecutions(MAX_ENGINE_EXECUTIONS));
     (!run.complete && user_max.is_none() && at_cap).then(|| {
         format!(
             "the po ∪ rf-cyclic enumeration's work cap: {what} ran {MAX_ENGINE_EXECUTIONS} executions with the \
@@ -204,7 +204,7 @@ enum Step2 {
 /// split cannot finish still gets the whole run's answer.
 pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Found {
     let start = Instant::now();
-    if super::gpu_split::ALL_AT_ONCE.load(std::sync::atomic::Ordering::Relaxed) {
+    if prog.cross_checks.all_at_once {
         return explore_as(prog, model, config, Step2::Whole);
     }
     let split = explore_as(prog, model, config, Step2::ThreadByThread);

@@ -75,6 +75,7 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         ghost: Vec::new(),
         own_coherence: false,
         groups: groups.as_ref(),
+        cross_checks: Default::default(),
         split_rmws: None,
         cut_ways: None,
     };

@@ -31,7 +31,6 @@ use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::vulkan;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// A group's final states by the values its free reads took.
@@ -202,15 +201,6 @@ impl FreeReads<'_> {
 /// Consistent ways to give one graph's free reads their writes that
 /// [`complete`] builds one by one, at most; past it, it builds a sample.
 pub const MAX_PRODUCT: u64 = 4096;
-
-/// Test switch: judge every execution [`complete`] builds as a whole graph
-/// too (the model's full check, with its races) and fail with an internal
-/// error when that disagrees with the location-by-location judgement.
-/// Off, only the split decides (exact for `vulkan.cat`, see the module
-/// comment): the whole judgement cost two full checks per execution, most
-/// of the time of a test with many free reads.
-#[doc(hidden)]
-pub static JUDGE_WHOLE: AtomicBool = AtomicBool::new(false);
 
 /// What [`complete`] may spend, and what it left out.
 pub struct Budget {

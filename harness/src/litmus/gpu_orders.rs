@@ -32,7 +32,8 @@
 //!
 //! Every order left out is one the model's judge rejects whatever the rf,
 //! so the consistent executions are the same; `tests/litmus_gpu_orders.rs`
-//! checks it by running the public tests with [`EVERY_ORDER`] set too and
+//! checks it by running the public tests with every order too (the
+//! cross-check `CrossChecks::every_order` of the run's options) and
 //! comparing every outcome and count. A location with more
 //! than [`MAX_WRITES`] writes keeps every permutation, and its RMWs'
 //! atomicity is checked on each graph before the judge
@@ -43,14 +44,8 @@ use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::{GpuEnv, GpuOp, GpuOrder, Proxy};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 mod search;
-
-/// When set, every permutation of every location's writes is tried, as
-/// before this pruning: the cross-check of `tests/litmus_gpu_orders.rs`
-/// (the checker's self-test, not a user setting).
-pub static EVERY_ORDER: AtomicBool = AtomicBool::new(false);
 
 /// Writes of one location whose orders are searched ([`search`]), at most
 /// (the search keeps sets of writes as 64-bit masks); a location with more
@@ -151,7 +146,8 @@ impl Bound {
 /// How one location's orders are found.
 enum LocOrders {
     /// Every permutation, walked lexicographically in place (not a GPU
-    /// model, [`EVERY_ORDER`], or more than [`MAX_WRITES`] writes); the
+    /// model, the cross-check of every order, or more than [`MAX_WRITES`]
+    /// writes); the
     /// atomicity of its RMWs is checked on each graph by [`Orders::atomic_ok`].
     Every(Loc),
     /// Only the orders that keep the forced pairs and each RMW's atomicity
@@ -193,9 +189,11 @@ struct Atomicity {
 
 impl Orders {
     /// The orders of `locs`' writes (each location's writes of `base`)
-    /// under `rules`; with `rules` `None`, every permutation.
-    pub fn new(base: &ExecutionGraph, rules: Option<Rules>, locs: &[(Loc, Vec<EventId>)]) -> Orders {
-        let rules = rules.filter(|_| !EVERY_ORDER.load(Ordering::Relaxed));
+    /// under `rules`; with `rules` `None` or `every_order` (the run's
+    /// cross-check, `CrossChecks::every_order`), every permutation, as
+    /// before this pruning.
+    pub fn new(base: &ExecutionGraph, rules: Option<Rules>, every_order: bool, locs: &[(Loc, Vec<EventId>)]) -> Orders {
+        let rules = rules.filter(|_| !every_order);
         let before = rules.map(|r| match r {
             Rules::Gpu(m, env) => forced(base, m, env),
             Rules::C => in_po(base),

@@ -36,13 +36,6 @@ use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
-
-/// When set, the po ∪ rf-cyclic enumeration runs every test with all
-/// threads at once instead of thread by thread: the cross-check of
-/// `tests/litmus_split_whole.rs` (the checker's self-test, not a user
-/// setting).
-pub static ALL_AT_ONCE: AtomicBool = AtomicBool::new(false);
 
 /// Combinations of the threads' runs validated per round, at most.
 pub const MAX_COMBINATIONS: u64 = 200_000;
@@ -186,6 +179,7 @@ fn run_alone(
         ghost: prog.ghost.clone(),
         own_coherence: prog.own_coherence,
         groups: prog.groups,
+        cross_checks: prog.cross_checks,
         split_rmws: split.then(Default::default),
         cut_ways: Some(Default::default()),
     };

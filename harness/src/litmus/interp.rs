@@ -254,6 +254,9 @@ pub struct Program<'a> {
     /// Work-group barriers and local memory on the engine's models
     /// (`workgroups.rs`); `None` for a test without either, or under `opencl`.
     pub groups: Option<&'a super::workgroups::WorkGroups>,
+    /// The checker's cross-checks of its own shortcuts the run asked for
+    /// (read by the po ∪ rf-cyclic enumeration, `cyclic.rs`).
+    pub cross_checks: super::run::CrossChecks,
     /// Set for a thread's runs alone with the promising thread
     /// (`gpu_split.rs`): its RMWs run as a load and a store, logged here
     /// to be joined into RMWs after the run (`split_rmw.rs`).

@@ -241,6 +241,7 @@ impl Prog<'_> {
             ghost: Vec::new(),
             own_coherence: false,
             groups: None,
+            cross_checks: Default::default(),
             split_rmws: None,
             cut_ways: None,
         };

@@ -26,7 +26,7 @@ mod options;
 mod result;
 mod validate;
 
-pub use options::{LitmusModel, Options};
+pub use options::{CrossChecks, LitmusModel, Options};
 pub use result::{TestError, TestResult};
 pub(super) use validate::{validate, Front};
 
@@ -112,6 +112,7 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         ghost: Vec::new(),
         own_coherence: false,
         groups: groups.as_ref(),
+        cross_checks: opts.cross_checks,
         split_rmws: None,
         cut_ways: None,
     };

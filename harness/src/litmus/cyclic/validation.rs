@@ -144,7 +144,7 @@ pub(super) fn validate(
         // hb, so neither rule of `Rules::C` holds for it.
         CyclicModel::OpenCl(_) => None,
     };
-    let mut orders = Orders::new(base, rules, &locs);
+    let mut orders = Orders::new(base, rules, prog.cross_checks.every_order, &locs);
     let mut g = base.clone();
     let bound = orders.bound().clone();
     // Writes an RMW can never read whatever the rest (gpu_orders.rs).
@@ -206,7 +206,7 @@ pub(super) fn validate(
                     defer_over: tally.defer_over,
                     deferred: tally.deferred,
                 };
-                let whole = gpu_free::JUDGE_WHOLE.load(std::sync::atomic::Ordering::Relaxed);
+                let whole = prog.cross_checks.judge_whole;
                 // The locations' final values and the other registers do
                 // not depend on the free reads.
                 let located = final_locations(prog, &g, state.clone());
