@@ -17,10 +17,12 @@
 //! after each run (`split_rmw.rs`): the promising thread stores each value
 //! once, and an RMW would consume it, so two RMWs of the thread could not
 //! read one promised value although the other threads' writes may give it
-//! twice. Those runs are explored value by value
+//! twice. Every run alone, split or not, is explored value by value
 //! (`scopecheck_checker::explore::values`), not by the optimal explorer,
-//! whose every place in mo for each split store multiplied them past the
-//! work cap: only the values a thread's reads took are kept here.
+//! whose every place in mo for each split store, and every rf choice among
+//! writes of one value, multiplied them (past the work cap for split RMWs
+//! and for a ticket lock unrolled four times): only the values a thread's
+//! reads took are kept here.
 //!
 //! The combinations are a product, so they are counted against a budget
 //! ([`MAX_COMBINATIONS`]); past it the enumeration stops and says so.
@@ -183,16 +185,21 @@ fn run_alone(
     let t = k as ThreadId + 1;
     let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
     let fault: RefCell<Option<String>> = RefCell::new(None);
-    // Split, the thread's ways are found value by value (explore/values.rs):
-    // its own writes and the promising thread's are all there before it
-    // reads, and which of them a read reads, or where a write goes in mo, is
-    // thrown away here anyway (the validation gives every read every write
-    // of its value and every location every order of its writes).
-    let values = RunConfig {
+    // The thread's ways are found value by value (explore/values.rs), split
+    // or not: its own writes and the promising thread's are all there
+    // before it reads, and which of them a read reads, or where a write
+    // goes in mo, is thrown away here anyway (the validation gives every
+    // read every write of its value and every location every order of its
+    // writes). An engine RMW's read is still given every candidate (which
+    // write it consumes decides what later RMWs may read). The optimal
+    // explorer gave the same ways but ran each once per rf and mo choice:
+    // `Ticketlock-diff-gpu`'s P0 alone at the liveness search's deeper
+    // unrolling passed 1,000,000 runs.
+    let config = RunConfig {
         strategy: StrategyChoice::Values,
         ..config.clone()
     };
-    let config = if split { &values } else { config };
+    let config = &config;
     let mut run = rt::run(config, &|| {
         if let Some(log) = &p.split_rmws {
             log.lock().unwrap_or_else(|e| e.into_inner()).clear();
