@@ -434,7 +434,11 @@ pub mod alg {
     }
     /// `[S]`: the identity on the nodes in `s`.
     pub fn id(n: usize, s: impl Fn(usize) -> bool) -> Rel {
-        tab(n, |a, b| a == b && s(a))
+        let mut r = Rel::new(n);
+        for a in (0..n).filter(|&a| s(a)) {
+            r.add(a, a);
+        }
+        r
     }
     /// `r ∪ o`.
     pub fn union(r: &Rel, o: &Rel) -> Rel {
@@ -451,16 +455,20 @@ pub mod alg {
         u
     }
     /// `r ∩ o`.
-    pub fn inter(n: usize, r: &Rel, o: &Rel) -> Rel {
-        tab(n, |a, b| r.has(a, b) && o.has(a, b))
+    pub fn inter(_n: usize, r: &Rel, o: &Rel) -> Rel {
+        let mut x = r.clone();
+        x.intersect_with(o);
+        x
     }
     /// `r \ o`.
-    pub fn minus(n: usize, r: &Rel, o: &Rel) -> Rel {
-        tab(n, |a, b| r.has(a, b) && !o.has(a, b))
+    pub fn minus(_n: usize, r: &Rel, o: &Rel) -> Rel {
+        let mut x = r.clone();
+        x.subtract(o);
+        x
     }
     /// `r⁻¹`.
-    pub fn inv(n: usize, r: &Rel) -> Rel {
-        tab(n, |a, b| r.has(b, a))
+    pub fn inv(_n: usize, r: &Rel) -> Rel {
+        r.transpose()
     }
     /// `r?`: with the identity on every node.
     pub fn opt(r: &Rel) -> Rel {
@@ -480,8 +488,8 @@ pub mod alg {
         acc
     }
     /// Whether `r` is empty.
-    pub fn is_empty(n: usize, r: &Rel) -> bool {
-        !(0..n).any(|a| (0..n).any(|b| r.has(a, b)))
+    pub fn is_empty(_n: usize, r: &Rel) -> bool {
+        r.is_empty()
     }
     /// The first pair of `r`, if any (for diagnostics).
     pub fn first(n: usize, r: &Rel) -> Option<(usize, usize)> {

@@ -448,9 +448,19 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
     // let ithbsemsc(SC, SEMSC) = (ssw | ([SEMSC]; sw; [SEMSC]) | ([SC | SEMSC]; po; [REL & SEMSC]) | ([ACQ & SEMSC]; po; [SC | SEMSC]))+
     // let hb = po | ithbsemsc(SC0, SEMSC0) | ... | ithbsemsc(SC0123, SEMSC0123)
     let mut hb = po.clone();
+    // Sets whose members are the same nodes give the same term: each
+    // distinct (SC, SEMSC) membership is closed once. A set no node has
+    // semantics for gives nothing beyond ssw (every other term needs a
+    // SEMSC node).
+    let mut done: Vec<(Vec<bool>, Vec<bool>)> = Vec::new();
     for set in 1u8..16 {
         let in_sc = |a: usize| sc(a, set);
         let in_sem = |a: usize| semsc_all(a, set);
+        let members = ((0..n).map(in_sc).collect(), (0..n).map(in_sem).collect::<Vec<bool>>());
+        if (!members.1.contains(&true) && env.ssw.is_empty()) || done.contains(&members) {
+            continue;
+        }
+        done.push(members);
         let sem = id(n, in_sem);
         let either = id(n, |a| in_sc(a) || in_sem(a));
         let t = unions(
