@@ -208,6 +208,10 @@ pub struct Nodes {
     pub rmw: Vec<(usize, usize)>,
     /// Per location, its writes' nodes in the engine's mo, initial write first.
     pub chains: Vec<Vec<usize>>,
+    /// Each event's node.
+    index: HashMap<EventId, usize>,
+    /// Each location's initial write's node.
+    init: HashMap<Loc, usize>,
 }
 
 impl Nodes {
@@ -281,24 +285,44 @@ impl Nodes {
                 });
             }
         }
-        let mut rf = Vec::new();
-        for (x, node) in nodes.iter().enumerate() {
+        let mut ns = Nodes {
+            nodes,
+            rf: Vec::new(),
+            rmw,
+            chains: Vec::new(),
+            index,
+            init,
+        };
+        ns.refresh(g);
+        ns
+    }
+
+    /// Takes rf and the mo chains from `g`, a graph with the same events
+    /// as the one these nodes were built from (only rf, mo and read values
+    /// differ): the graphs of one combination share their nodes, which
+    /// were built again for each before.
+    pub fn refresh(&mut self, g: &ExecutionGraph) {
+        self.rf.clear();
+        for (x, node) in self.nodes.iter().enumerate() {
             if node.is_read() {
                 let r = g.event(node.id).as_read().expect("read node is a read");
-                let w = if r.rf.is_init() { init[&r.loc] } else { index[&r.rf] };
-                rf.push((w, x));
+                let w = if r.rf.is_init() {
+                    self.init[&r.loc]
+                } else {
+                    self.index[&r.rf]
+                };
+                self.rf.push((w, x));
             }
         }
-        let mut chains = Vec::new();
+        self.chains.clear();
         for (loc, d) in g.locs() {
             if d.kind == LocKind::Cell {
                 continue;
             }
-            let mut c = vec![init[loc]];
-            c.extend(d.mo.iter().filter_map(|w| index.get(w).copied()));
-            chains.push(c);
+            let mut c = vec![self.init[loc]];
+            c.extend(d.mo.iter().filter_map(|w| self.index.get(w).copied()));
+            self.chains.push(c);
         }
-        Nodes { nodes, rf, rmw, chains }
     }
 
     /// The choices of `syncbar` (barrier a's arrival before barrier b

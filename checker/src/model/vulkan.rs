@@ -72,40 +72,69 @@ pub fn check_without_rf(
 /// asks it before [`prepare`]. The reads `unread` selects count as not
 /// given their writes yet (as in [`check_without_rf`]).
 pub fn coherent_enough(g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId) -> bool) -> bool {
-    let ns = Nodes::of(g, env);
-    let nodes = &ns.nodes;
-    let n = nodes.len();
-    let mut e = tab(n, |a, b| ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b));
-    let mut asmo = Rel::new(n);
-    for c in &ns.chains {
-        for (i, &a) in c.iter().enumerate() {
-            for &b in &c[i + 1..] {
-                if mutually_ordered(&ns, env, a, b) {
-                    asmo.add(a, b);
+    Coherence::of(g, env).holds(g, env, unread)
+}
+
+/// [`coherent_enough`] for many graphs with the same events (one
+/// combination's rf and mo choices): the nodes and `po-loc` are built
+/// once, rf and mo taken from each graph ([`Nodes::refresh`]).
+pub struct Coherence {
+    ns: Nodes,
+    po_loc: Rel,
+}
+
+impl Coherence {
+    /// The nodes of `g` and their `po & loc & vloc`.
+    pub fn of(g: &ExecutionGraph, env: &GpuEnv) -> Coherence {
+        let ns = Nodes::of(g, env);
+        let po_loc = tab(ns.nodes.len(), |a, b| ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b));
+        Coherence { ns, po_loc }
+    }
+
+    /// The nodes, with rf and mo of the graph last given to [`Coherence::holds`].
+    pub fn nodes(&self) -> &Nodes {
+        &self.ns
+    }
+
+    /// [`coherent_enough`] for `g` (the same events as the graph this was
+    /// built from).
+    pub fn holds(&mut self, g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId) -> bool) -> bool {
+        self.ns.refresh(g);
+        let ns = &self.ns;
+        let nodes = &ns.nodes;
+        let n = nodes.len();
+        let mut e = self.po_loc.clone();
+        let mut asmo = Rel::new(n);
+        for c in &ns.chains {
+            for (i, &a) in c.iter().enumerate() {
+                for &b in &c[i + 1..] {
+                    if mutually_ordered(ns, env, a, b) {
+                        asmo.add(a, b);
+                    }
                 }
             }
         }
-    }
-    e.union_with(&asmo);
-    for &(w, r) in &ns.rf {
-        if unread(nodes[r].id) {
-            continue;
-        }
-        e.add(w, r);
-        if nodes[w].kind == NodeKind::Init {
-            for (b, node) in nodes.iter().enumerate() {
-                if b != w && node.is_write() && ns.same_loc(r, b) {
+        e.union_with(&asmo);
+        for &(w, r) in &ns.rf {
+            if unread(nodes[r].id) {
+                continue;
+            }
+            e.add(w, r);
+            if nodes[w].kind == NodeKind::Init {
+                for (b, node) in nodes.iter().enumerate() {
+                    if b != w && node.is_write() && ns.same_loc(r, b) {
+                        e.add(r, b);
+                    }
+                }
+            }
+            for b in 0..n {
+                if asmo.has(w, b) {
                     e.add(r, b);
                 }
             }
         }
-        for b in 0..n {
-            if asmo.has(w, b) {
-                e.add(r, b);
-            }
-        }
+        !e.has_cycle()
     }
-    !e.has_cycle()
 }
 
 /// `mutordatom` of nodes `a` and `b` of one location (`asmo = co &
@@ -204,8 +233,9 @@ pub fn prepare(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Vec<Prepare
     prepare_nodes(&Nodes::of(g, env), env, chains_on)
 }
 
-/// [`prepare`] over nodes already built.
-fn prepare_nodes(ns: &Nodes, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
+/// [`prepare`] over nodes already built (for the graph whose rf of
+/// atomic reads is to be judged).
+pub fn prepare_nodes(ns: &Nodes, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
     // syncbar: one relation per choice of how barriers with the same id
     // meet (Nodes::syncbar_choices). A control barrier's resource belongs to
     // its workgroup: barriers of different workgroups never meet, whatever

@@ -152,6 +152,9 @@ pub(super) fn validate(
         }
     }
     let conflict = |a, b| bound.conflict(a, b);
+    // The nodes of this combination's graphs, built once for all its rf
+    // and mo choices (gpu_free.rs).
+    let mut nodes: Option<scopecheck_checker::model::vulkan::Coherence> = None;
     let Some(mut rf) = RfChoices::first(&reads, &conflict) else {
         return Ok(());
     };
@@ -216,7 +219,8 @@ pub(super) fn validate(
                 };
                 let mut fault = None;
                 let mut go_on = true;
-                let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
+                let nodes = nodes.get_or_insert_with(|| scopecheck_checker::model::vulkan::Coherence::of(&g, env));
+                let r = gpu_free::complete(&mut g, f, env, nodes, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
                     if whole {
                         // The test switch: the split must agree with the
                         // whole graph's judgement, races and all.
