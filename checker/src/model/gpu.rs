@@ -208,8 +208,9 @@ pub struct Nodes {
     pub rmw: Vec<(usize, usize)>,
     /// Per location, its writes' nodes in the engine's mo, initial write first.
     pub chains: Vec<Vec<usize>>,
-    /// Each event's node.
-    index: HashMap<EventId, usize>,
+    /// Each event's node, by thread and index (`refresh` looks up every
+    /// rf and mo edge: a table, not a hash map).
+    index: Vec<Vec<Option<usize>>>,
     /// Each location's initial write's node.
     init: HashMap<Loc, usize>,
 }
@@ -219,7 +220,7 @@ impl Nodes {
     /// `env` does not know, such as the test harness's own, are left out).
     pub fn of(g: &ExecutionGraph, env: &GpuEnv) -> Nodes {
         let mut nodes = Vec::new();
-        let mut index = HashMap::new();
+        let mut index: Vec<Vec<Option<usize>>> = Vec::new();
         let mut init = HashMap::new();
         for (loc, d) in g.locs() {
             if d.kind == LocKind::Cell {
@@ -273,7 +274,14 @@ impl Nodes {
                         .map(|w| w.value as i64),
                     _ => None,
                 };
-                index.insert(id, nodes.len());
+                let (th, ix) = (id.thread as usize, id.index as usize);
+                if index.len() <= th {
+                    index.resize(th + 1, Vec::new());
+                }
+                if index[th].len() <= ix {
+                    index[th].resize(ix + 1, None);
+                }
+                index[th][ix] = Some(nodes.len());
                 nodes.push(Node {
                     id,
                     kind,
@@ -309,7 +317,7 @@ impl Nodes {
                 let w = if r.rf.is_init() {
                     self.init[&r.loc]
                 } else {
-                    self.index[&r.rf]
+                    self.node_of(r.rf).expect("a read's write has a node")
                 };
                 self.rf.push((w, x));
             }
@@ -320,9 +328,14 @@ impl Nodes {
                 continue;
             }
             let mut c = vec![self.init[loc]];
-            c.extend(d.mo.iter().filter_map(|w| self.index.get(w).copied()));
+            c.extend(d.mo.iter().filter_map(|&w| self.node_of(w)));
             self.chains.push(c);
         }
+    }
+
+    /// The node of event `e`, if it has one.
+    fn node_of(&self, e: EventId) -> Option<usize> {
+        *self.index.get(e.thread as usize)?.get(e.index as usize)?
     }
 
     /// The choices of `syncbar` (barrier a's arrival before barrier b

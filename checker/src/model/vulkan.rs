@@ -379,8 +379,17 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
     let av_at = |a: usize, l: u8| av(a) && level(a).is_some_and(|s| s >= l);
     let vis_at = |a: usize, l: u8| vis(a) && level(a).is_some_and(|s| s >= l);
     // Relations over threads: ssg, swg, sqf, int, ext.
+    // Each node's place, looked up once (`GpuEnv::same_group` hashes both
+    // threads on every call, and the tables below ask n² times).
+    let place: Vec<Option<[u32; 3]>> = (0..n).map(|a| thread(a).and_then(|t| env.places.get(&t).copied())).collect();
     let same = |a: usize, b: usize, l: u8| match (thread(a), thread(b)) {
-        (Some(x), Some(y)) => x == y || env.same_group(x, y, l),
+        (Some(x), Some(y)) => {
+            x == y
+                || match (&place[a], &place[b]) {
+                    (Some(pa), Some(pb)) => (l as usize..3).all(|i| pa[i] == pb[i]),
+                    _ => false,
+                }
+        }
         _ => false,
     };
     let ssg = tab(n, |a, b| same(a, b, 0));
