@@ -78,13 +78,23 @@ fn word_wise_algebra_agrees_with_the_pairwise_definitions() {
             assert_eq!(pairs(&t).len(), pairs(&r).len());
             let mut i = r.clone();
             i.intersect_with(&o);
-            assert_eq!(pairs(&i), pairs(&r).into_iter().filter(|&(a, b)| o.has(a, b)).collect::<Vec<_>>());
+            assert_eq!(
+                pairs(&i),
+                pairs(&r).into_iter().filter(|&(a, b)| o.has(a, b)).collect::<Vec<_>>()
+            );
             let mut d = r.clone();
             d.subtract(&o);
-            assert_eq!(pairs(&d), pairs(&r).into_iter().filter(|&(a, b)| !o.has(a, b)).collect::<Vec<_>>());
+            assert_eq!(
+                pairs(&d),
+                pairs(&r).into_iter().filter(|&(a, b)| !o.has(a, b)).collect::<Vec<_>>()
+            );
             assert_eq!(r.is_empty(), pairs(&r).is_empty());
             // has_cycle and closure
-            assert_eq!(r.has_cycle(), cyclic_by_definition(&r), "has_cycle n={n} density={density}");
+            assert_eq!(
+                r.has_cycle(),
+                cyclic_by_definition(&r),
+                "has_cycle n={n} density={density}"
+            );
             assert_eq!(r.has_cycle(), r.closure().is_reflexive_somewhere());
         }
     }

@@ -87,7 +87,9 @@ impl Coherence {
     /// The nodes of `g` and their `po & loc & vloc`.
     pub fn of(g: &ExecutionGraph, env: &GpuEnv) -> Coherence {
         let ns = Nodes::of(g, env);
-        let po_loc = tab(ns.nodes.len(), |a, b| ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b));
+        let po_loc = tab(ns.nodes.len(), |a, b| {
+            ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b)
+        });
         Coherence { ns, po_loc }
     }
 
@@ -381,7 +383,9 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
     // Relations over threads: ssg, swg, sqf, int, ext.
     // Each node's place, looked up once (`GpuEnv::same_group` hashes both
     // threads on every call, and the tables below ask n² times).
-    let place: Vec<Option<[u32; 3]>> = (0..n).map(|a| thread(a).and_then(|t| env.places.get(&t).copied())).collect();
+    let place: Vec<Option<[u32; 3]>> = (0..n)
+        .map(|a| thread(a).and_then(|t| env.places.get(&t).copied()))
+        .collect();
     let same = |a: usize, b: usize, l: u8| match (thread(a), thread(b)) {
         (Some(x), Some(y)) => {
             x == y

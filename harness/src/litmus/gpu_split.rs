@@ -299,10 +299,7 @@ impl Runs {
                         // write part (the event right after it).
                         let own = events.get(i + 1).and_then(|n| n.as_write()).filter(|w| w.rmw);
                         let same = |w: &scopecheck_checker::event::WriteEvent| (w.loc, w.value) == pair;
-                        let writes_here = events
-                            .iter()
-                            .filter(|x| x.as_write().is_some_and(same))
-                            .count();
+                        let writes_here = events.iter().filter(|x| x.as_write().is_some_and(same)).count();
                         if own.is_some_and(same) && writes_here == 1 {
                             needs_other.push(number(pair));
                         } else {
@@ -348,7 +345,8 @@ impl Runs {
                 *a |= *b;
             }
         }
-        let covered = |need: &[u64], have: &dyn Fn(usize) -> u64| need.iter().enumerate().all(|(i, n)| n & !have(i) == 0);
+        let covered =
+            |need: &[u64], have: &dyn Fn(usize) -> u64| need.iter().enumerate().all(|(i, n)| n & !have(i) == 0);
         pick.iter().enumerate().all(|(k, &p)| {
             let s = &supply[k][p];
             covered(&s.needs, &|i| all[i])
