@@ -39,22 +39,26 @@ fn pairs(r: &Rel) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Reachability by repeated squaring of (r ∪ id), pair by pair.
+/// Whether some node reaches itself, by a depth-first search from each
+/// node over the pairs one at a time.
 fn cyclic_by_definition(r: &Rel) -> bool {
     let n = r.size();
-    let mut reach: Vec<Vec<bool>> = (0..n).map(|a| (0..n).map(|b| r.has(a, b)).collect()).collect();
-    for k in 0..n {
-        for a in 0..n {
-            if reach[a][k] {
-                for b in 0..n {
-                    if reach[k][b] {
-                        reach[a][b] = true;
-                    }
+    (0..n).any(|start| {
+        let mut seen = vec![false; n];
+        let mut stack = vec![start];
+        while let Some(a) = stack.pop() {
+            for b in (0..n).filter(|&b| r.has(a, b)) {
+                if b == start {
+                    return true;
+                }
+                if !seen[b] {
+                    seen[b] = true;
+                    stack.push(b);
                 }
             }
         }
-    }
-    (0..n).any(|a| reach[a][a])
+        false
+    })
 }
 
 #[test]

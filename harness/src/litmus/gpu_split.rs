@@ -273,7 +273,10 @@ impl Runs {
                 .into_iter()
                 .map(&mut number)
                 .collect();
-            let mut raw: Vec<Vec<(Vec<usize>, Vec<usize>, Vec<usize>)>> = Vec::new();
+            // Per thread and group: the pairs it needs, needs from another
+            // thread, and gives, by number.
+            type Numbered = (Vec<usize>, Vec<usize>, Vec<usize>);
+            let mut raw: Vec<Vec<Numbered>> = Vec::new();
             for (k, groups) in self.per_thread.iter().enumerate() {
                 let t = k as ThreadId + 1;
                 let mut per = Vec::new();
