@@ -17,7 +17,8 @@
 //! after each run (`split_rmw.rs`): the promising thread stores each value
 //! once, and an RMW would consume it, so two RMWs of the thread could not
 //! read one promised value although the other threads' writes may give it
-//! twice. Every run alone, split or not, is explored value by value
+//! twice. Every run alone of a PTX or Vulkan test, split or not (of a C
+//! or OpenCL test, split), is explored value by value
 //! (`scopecheck_checker::explore::values`), not by the optimal explorer,
 //! whose every place in mo for each split store, and every rf choice among
 //! writes of one value, multiplied them (past the work cap for split RMWs
@@ -207,8 +208,8 @@ fn run_alone(
     let t = k as ThreadId + 1;
     let ways: RefCell<BTreeMap<String, (ExecutionGraph, FinalState)>> = RefCell::new(BTreeMap::new());
     let fault: RefCell<Option<String>> = RefCell::new(None);
-    // The thread's ways are found value by value (explore/values.rs), split
-    // or not: its own writes and the promising thread's are all there
+    // A PTX or Vulkan thread's ways are found value by value
+    // (explore/values.rs), split or not: its own writes and the promising thread's are all there
     // before it reads, and which of them a read reads, or where a write
     // goes in mo, is thrown away here anyway (the validation gives every
     // read every write of its value and every location every order of its
@@ -217,11 +218,15 @@ fn run_alone(
     // explorer gave the same ways but ran each once per rf and mo choice:
     // `Ticketlock-diff-gpu`'s P0 alone at the liveness search's deeper
     // unrolling passed 1,000,000 runs.
-    let config = RunConfig {
+    //
+    // A C or OpenCL test keeps the optimal explorer unless split: its
+    // budgets and fallbacks (the whole run, `cyclic.rs`) were set by what
+    // those runs reach, and that is not what this change is about.
+    let values = RunConfig {
         strategy: StrategyChoice::Values,
         ..config.clone()
     };
-    let config = &config;
+    let config = if split || prog.test.gpu.is_some() { &values } else { config };
     let mut run = rt::run(config, &|| {
         if let Some(log) = &p.split_rmws {
             log.lock().unwrap_or_else(|e| e.into_inner()).clear();
