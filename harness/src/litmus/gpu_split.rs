@@ -226,7 +226,11 @@ fn run_alone(
         strategy: StrategyChoice::Values,
         ..config.clone()
     };
-    let config = if split || prog.test.gpu.is_some() { &values } else { config };
+    let config = if split || prog.test.gpu.is_some() {
+        &values
+    } else {
+        config
+    };
     let mut run = rt::run(config, &|| {
         if let Some(log) = &p.split_rmws {
             log.lock().unwrap_or_else(|e| e.into_inner()).clear();
