@@ -271,10 +271,12 @@ pub struct Built<'a> {
 /// `seek` (the state's question for values known in part, see
 /// `cyclic/settle.rs`) finds one among at most [`MAX_PRODUCT`] partial
 /// ways; the caller can then stop at once.
+#[allow(clippy::too_many_arguments)]
 pub fn complete(
     g: &mut ExecutionGraph,
     free: &FreeReads,
     env: &GpuEnv,
+    nodes: &mut vulkan::Coherence,
     chains_on: bool,
     budget: &mut Budget,
     seek: &dyn Fn(&[Option<u64>]) -> Option<bool>,
@@ -298,7 +300,7 @@ pub fn complete(
     // other reads, 88 per combination in `xf-barrier-cbar-rlx-2`, one
     // coherent): before any other work.
     spend(budget)?;
-    if !vulkan::coherent_enough(g, env, &is_free) {
+    if !nodes.holds(g, env, &is_free) {
         return Ok(());
     }
     // Candidates per free read: the writes of its location whose value
@@ -342,7 +344,7 @@ pub fn complete(
     // free reads consistent with the rest (the other locations' free
     // reads unread).
     let mut choices: Vec<Choice> = Vec::new();
-    for p in vulkan::prepare(g, env, chains_on) {
+    for p in vulkan::prepare_nodes(nodes.nodes(), env, chains_on) {
         // The rest alone (every free read unread) must hold already.
         spend(budget)?;
         if p.finish(&p.rf_of(g, &is_free)).is_err() {

@@ -184,7 +184,9 @@ pub(super) fn grown(
     }
     let mut out = vec![BTreeSet::new(); domain.len()];
     let mut pick = vec![0usize; ways.len()];
-    let mut seen: HashSet<(usize, u64)> = HashSet::new();
+    // Every combination adds its pairs: hashed with `PairHasher`, not SipHash
+    // (most of the growth's time on a spin loop's 35,721 combinations).
+    let mut seen: HashSet<(usize, u64), std::hash::BuildHasherDefault<PairHasher>> = HashSet::default();
     loop {
         let combo: Vec<&[Step]> = pick.iter().zip(&ways).map(|(&p, w)| w[p].as_slice()).collect();
         closed_writes(&combo, inits, initial, &mut seen);
@@ -250,7 +252,7 @@ fn maximal(distinct: BTreeSet<Vec<Step>>) -> Vec<Vec<Step>> {
 /// again from nothing, until every assumption left is borne out: the
 /// largest set of such cycles, and no read justified only by a write that
 /// never happens.
-fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], out: &mut HashSet<(usize, u64)>) {
+fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], out: &mut impl Extend<(usize, u64)>) {
     let mut assumed: Vec<Vec<bool>> = combo
         .iter()
         .map(|w| {
@@ -261,8 +263,8 @@ fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], ou
         .collect();
     loop {
         let len = grow(combo, inits, &assumed);
-        // Writes of each grown way.
-        let made: Vec<HashSet<(usize, u64)>> = combo
+        // Writes of each grown way (a few each: a list, not a hash set).
+        let made: Vec<Vec<(usize, u64)>> = combo
             .iter()
             .zip(&len)
             .map(|(w, &n)| {
@@ -301,7 +303,8 @@ fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], ou
 /// How far each way of `combo` grows from nothing: over writes, reads of
 /// initial values or of values a grown write wrote, and reads `assumed`.
 fn grow(combo: &[&[Step]], inits: &[u64], assumed: &[Vec<bool>]) -> Vec<usize> {
-    let mut written: HashSet<(usize, u64)> = inits.iter().copied().enumerate().collect();
+    // The pairs written so far (a few: a list, not a hash set).
+    let mut written: Vec<(usize, u64)> = inits.iter().copied().enumerate().collect();
     let mut len = vec![0usize; combo.len()];
     loop {
         let mut grew = false;
@@ -309,7 +312,9 @@ fn grow(combo: &[&[Step]], inits: &[u64], assumed: &[Vec<bool>]) -> Vec<usize> {
             while let Some(s) = w.get(*n) {
                 match *s {
                     Step::Write(d, v) => {
-                        written.insert((d, v));
+                        if !written.contains(&(d, v)) {
+                            written.push((d, v));
+                        }
                     }
                     Step::Read(d, v) if written.contains(&(d, v)) || assumed[k][*n] => {}
                     Step::Read(..) => break,
@@ -321,6 +326,28 @@ fn grow(combo: &[&[Step]], inits: &[u64], assumed: &[Vec<bool>]) -> Vec<usize> {
         if !grew {
             return len;
         }
+    }
+}
+
+/// A hasher for (domain entry, value) pairs: one multiply per word
+/// (the pairs are small integers; no hostile input reaches this set).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
     }
 }
 

@@ -155,6 +155,9 @@ pub(super) fn validate(
         }
     }
     let conflict = |a, b| bound.conflict(a, b);
+    // The nodes of this combination's graphs, built once for all its rf
+    // and mo choices (gpu_free.rs).
+    let mut nodes: Option<scopecheck_checker::model::vulkan::Coherence> = None;
     let Some(mut rf) = RfChoices::first(&reads, &conflict) else {
         return Ok(());
     };
@@ -219,41 +222,51 @@ pub(super) fn validate(
                 };
                 let mut fault = None;
                 let mut go_on = true;
-                let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
-                    if whole {
-                        // The test switch: the split must agree with the
-                        // whole graph's judgement, races and all.
-                        match judge.judge(b.graph) {
-                            Err(axiom) => {
-                                fault = Some(format!(
-                                    "internal error of the checker (not of the test): an execution built \
+                let nodes = nodes.get_or_insert_with(|| scopecheck_checker::model::vulkan::Coherence::of(&g, env));
+                let r = gpu_free::complete(
+                    &mut g,
+                    f,
+                    env,
+                    nodes,
+                    m == GpuModel::Vulkan,
+                    &mut budget,
+                    &seek,
+                    &mut |b| {
+                        if whole {
+                            // The test switch: the split must agree with the
+                            // whole graph's judgement, races and all.
+                            match judge.judge(b.graph) {
+                                Err(axiom) => {
+                                    fault = Some(format!(
+                                        "internal error of the checker (not of the test): an execution built \
                                      location by location violates {axiom} as a whole"
-                                ));
-                                return false;
-                            }
-                            Ok(races) if races != b.races => {
-                                fault = Some(format!(
-                                    "internal error of the checker (not of the test): an execution built \
+                                    ));
+                                    return false;
+                                }
+                                Ok(races) if races != b.races => {
+                                    fault = Some(format!(
+                                        "internal error of the checker (not of the test): an execution built \
                                      location by location has races {:?}, as a whole {races:?}",
-                                    b.races
-                                ));
-                                return false;
+                                        b.races
+                                    ));
+                                    return false;
+                                }
+                                Ok(_) => {}
                             }
-                            Ok(_) => {}
                         }
-                    }
-                    let Some(st) = f.state(&located, b.values) else {
-                        return true;
-                    };
-                    go_on = keep(Kept {
-                        graph: b.graph,
-                        state: st,
-                        cyclic: has_porf_cycle(b.graph),
-                        races: Some(b.races.to_vec()),
-                        doomed: b.doomed,
-                    });
-                    go_on
-                });
+                        let Some(st) = f.state(&located, b.values) else {
+                            return true;
+                        };
+                        go_on = keep(Kept {
+                            graph: b.graph,
+                            state: st,
+                            cyclic: has_porf_cycle(b.graph),
+                            races: Some(b.races.to_vec()),
+                            doomed: b.doomed,
+                        });
+                        go_on
+                    },
+                );
                 tally.budget = budget.graphs;
                 tally.sampled = budget.sampled;
                 tally.counted = budget.counted;
