@@ -18,7 +18,8 @@
 //! once, and an RMW would consume it, so two RMWs of the thread could not
 //! read one promised value although the other threads' writes may give it
 //! twice. Every run alone of a PTX or Vulkan test, split or not (of a C
-//! or OpenCL test, split), is explored value by value
+//! test under C11 split always, of an OpenCL test when split), is explored
+//! value by value
 //! (`scopecheck_checker::explore::values`), not by the optimal explorer,
 //! whose every place in mo for each split store, and every rf choice among
 //! writes of one value, multiplied them (past the work cap for split RMWs
@@ -222,9 +223,10 @@ fn run_alone(
     // `Ticketlock-diff-gpu`'s P0 alone at the liveness search's deeper
     // unrolling passed 1,000,000 runs.
     //
-    // A C or OpenCL test keeps the optimal explorer unless split: its
-    // budgets and fallbacks (the whole run, `cyclic.rs`) were set by what
-    // those runs reach, and that is not what this change is about.
+    // An OpenCL test keeps the optimal explorer unless split: its budgets
+    // and fallbacks (the whole run, `cyclic.rs`) were set by what those
+    // runs reach. A C test under C11 runs split from the start
+    // (`run_threads`), with its reads cut by own_coherence.rs.
     let values = RunConfig {
         strategy: StrategyChoice::Values,
         ..config.clone()
