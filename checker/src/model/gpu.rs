@@ -341,10 +341,16 @@ impl Nodes {
     /// The choices of `syncbar` (barrier a's arrival before barrier b
     /// passes), over barriers whose threads share the group `level`: with
     /// no quorum, one choice relating every two barriers with the same id;
-    /// with a quorum q, one choice per arrival order of the k barriers
-    /// with that id, where the barrier arriving i-th passes once the first
-    /// max(i, q) have arrived (none passes when k < q: no choice at all,
-    /// the execution hangs). `bar.arrive` never waits.
+    /// with quorums, one choice per arrival order of the k barriers with
+    /// that id that opens the barrier: it opens at the first arrival whose
+    /// own quorum the arrivals so far reach (a barrier without a quorum in
+    /// such a class needs the largest quorum given), the barriers up to
+    /// that one meet, and every later one passes after all before it. No
+    /// order opening it (k below every quorum reached in time) leaves no
+    /// choice at all: the execution hangs. The opening rule is the one the
+    /// liveness search runs, so barriers whose quorums differ are judged
+    /// the same whatever order the graph lists them in. `bar.arrive` never
+    /// waits.
     pub fn syncbar_choices(&self, env: &GpuEnv, level: u8) -> Vec<Vec<(usize, usize)>> {
         let n = self.nodes.len();
         let bar = |a: usize| match self.nodes[a].op.kind {
@@ -368,7 +374,7 @@ impl Nodes {
         }
         let mut choices: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
         for class in classes {
-            let quorum = class.iter().find_map(|&a| bar(a).and_then(|b| b.0));
+            let quorum = class.iter().filter_map(|&a| bar(a).and_then(|b| b.0)).max();
             let waits = |b: usize| !bar(b).is_some_and(|x| x.1);
             let options: Vec<Vec<(usize, usize)>> = match quorum {
                 None => vec![class
@@ -376,25 +382,33 @@ impl Nodes {
                     .flat_map(|&a| class.iter().map(move |&b| (a, b)))
                     .filter(|&(a, b)| a != b && waits(b))
                     .collect()],
-                Some(q) if (class.len() as u32) < q => return Vec::new(),
-                Some(q) => {
+                Some(top) => {
+                    // What the barrier arriving at position i needs: its own
+                    // quorum (one without takes the largest of the class).
+                    let need = |i: usize| bar(class[i]).and_then(|b| b.0).unwrap_or(top) as usize;
                     let mut out = Vec::new();
                     let mut perm: Vec<usize> = (0..class.len()).collect();
                     loop {
-                        let mut edges = Vec::new();
-                        for (pb, &ib) in perm.iter().enumerate() {
-                            let upto = (pb + 1).max(q as usize);
-                            for &ia in &perm[..upto] {
-                                let (a, b) = (class[ia], class[ib]);
-                                if a != b && waits(b) {
-                                    edges.push((a, b));
+                        // The arrival that opens the barrier, if any does.
+                        if let Some(open) = (0..perm.len()).find(|&p| p + 1 >= need(perm[p])) {
+                            let mut edges = Vec::new();
+                            for (pb, &ib) in perm.iter().enumerate() {
+                                let upto = (pb + 1).max(open + 1);
+                                for &ia in &perm[..upto] {
+                                    let (a, b) = (class[ia], class[ib]);
+                                    if a != b && waits(b) {
+                                        edges.push((a, b));
+                                    }
                                 }
                             }
+                            out.push(edges);
                         }
-                        out.push(edges);
                         if !next_permutation(&mut perm) {
                             break;
                         }
+                    }
+                    if out.is_empty() {
+                        return Vec::new();
                     }
                     out
                 }
