@@ -72,8 +72,9 @@ pub fn block_on<F: Future>(f: F) -> F::Output {
 /// Whether this wait ends spuriously: the spurious failure of a weak
 /// compare-exchange on a location of the call's own, which the explorer
 /// takes as a choice (it synchronizes with nothing: relaxed, and no other
-/// thread sees the location).
-fn spurious_wake(src: SourceLoc) -> bool {
+/// thread sees the location). `Condvar::wait_timeout`'s timeout is the
+/// same choice.
+pub(crate) fn spurious_wake(src: SourceLoc) -> bool {
     let choice = alloc(0, LocKind::Atomic);
     let r = rt::op_at(
         Op::Rmw {
