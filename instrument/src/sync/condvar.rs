@@ -107,7 +107,7 @@ impl Condvar {
         let _ = dur;
         self.born.check("a Condvar");
         let src = SourceLoc::caller();
-        if crate::future::spurious_wake(src) {
+        if crate::choice::spurious_wake(src) {
             let word = guard.lock.word;
             release_word(word, src);
             acquire_word(word, LOCKED, src);
