@@ -46,20 +46,29 @@ impl Rel {
             *x |= *y;
         }
     }
+    /// The `b` with `(a, b)` in the relation, in order, word by word (only
+    /// the set bits: most rows are sparse).
+    #[inline]
+    fn successors(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+        self.row(a).iter().enumerate().flat_map(|(wi, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    b
+                })
+            })
+        })
+    }
     /// Relational composition `self ; o`.
     pub fn compose(&self, o: &Rel) -> Rel {
         let mut r = Rel::new(self.n);
         let w = self.words;
         for a in 0..self.n {
-            // Only the set bits of row a contribute (most rows are sparse).
-            for wi in 0..w {
-                let mut bits = self.bits[a * w + wi];
-                while bits != 0 {
-                    let b = wi * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    for j in 0..w {
-                        r.bits[a * w + j] |= o.bits[b * w + j];
-                    }
+            for b in self.successors(a) {
+                for j in 0..w {
+                    r.bits[a * w + j] |= o.bits[b * w + j];
                 }
             }
         }
@@ -101,15 +110,9 @@ impl Rel {
     /// The converse relation.
     pub fn transpose(&self) -> Rel {
         let mut r = Rel::new(self.n);
-        let w = self.words;
         for a in 0..self.n {
-            for wi in 0..w {
-                let mut bits = self.bits[a * w + wi];
-                while bits != 0 {
-                    let b = wi * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    r.add(b, a);
-                }
+            for b in self.successors(a) {
+                r.add(b, a);
             }
         }
         r
