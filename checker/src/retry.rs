@@ -12,6 +12,11 @@
 //!   and write repeat, access for access and read for read, the ones
 //!   between that failure and the one before it (a retry loop that reloads
 //!   something first, as in crossbeam's and concurrent-queue's queues).
+//!   A read of the thread's own write counts as the same read when the
+//!   write is one iteration later too: a loop that writes a location and
+//!   reads it back (`with_mut` on a node's field before the
+//!   compare-exchange, as haphazard's `acquire_new` does) reads a new write
+//!   in every iteration, the one its own iteration made.
 //!
 //! Like the spin-loop rule (`docs/exploration.md`), this assumes that a
 //! thread reading the same values repeats itself: a loop that counts its
@@ -25,13 +30,18 @@ fn spurious_on(e: &Event, loc: Loc, w: EventId) -> bool {
     e.as_read().is_some_and(|r| r.spurious && r.loc == loc && r.rf == w)
 }
 
-/// Whether two events of one thread did the same thing: the same access
-/// to the same location, reading the same write (or writing the same
-/// value); other events by their kind.
-fn same_step(a: &Event, b: &Event) -> bool {
+/// Whether two events of thread `t`, `period` events apart (`a` the later),
+/// did the same thing: the same access to the same location, reading the
+/// same write, or the thread's own write `period` events later (the one
+/// the later iteration made where the earlier read the earlier
+/// iteration's), and writing the same value; other events by their kind.
+fn same_step(t: ThreadId, period: u32, a: &Event, b: &Event) -> bool {
+    let same_rf = |x: EventId, y: EventId| {
+        x == y || (x.thread == t && y.thread == t && y.index.checked_add(period) == Some(x.index))
+    };
     match (&a.kind, &b.kind) {
         (EventKind::Read(x), EventKind::Read(y)) => {
-            x.loc == y.loc && x.rf == y.rf && x.spurious == y.spurious && x.value == y.value
+            x.loc == y.loc && same_rf(x.rf, y.rf) && x.spurious == y.spurious && x.value == y.value
         }
         (EventKind::Write(x), EventKind::Write(y)) => x.loc == y.loc && x.value == y.value && x.rmw == y.rmw,
         (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
@@ -54,5 +64,6 @@ pub fn repeats_spurious_failure(g: &ExecutionGraph, t: ThreadId, loc: Loc, w: Ev
     };
     let since = &evs[last + 1..];
     let between = &evs[before + 1..last];
-    since.len() == between.len() && since.iter().zip(between).all(|(a, b)| same_step(a, b))
+    let period = (last - before) as u32;
+    since.len() == between.len() && since.iter().zip(between).all(|(a, b)| same_step(t, period, a, b))
 }

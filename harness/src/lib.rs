@@ -33,6 +33,7 @@ pub mod report;
 pub use loom_compat::{explore, skip_branch, stop_exploring, MAX_THREADS};
 pub use model::{model, Builder, Strategy};
 pub use report::Report;
+pub use scopecheck_checker::driver::StopCause;
 pub use scopecheck_checker::progress::{Guarantee, HangInfo, Progress};
 pub use scopecheck_checker::progress_model::GpuProgress;
 pub use scopecheck_checker::{Failure, FailureKind, MemoryModel};

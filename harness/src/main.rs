@@ -13,7 +13,7 @@ use scopecheck::drfrlx::{Check, Infer};
 use scopecheck::litmus::expect::{self, Expectation, Verdict};
 use scopecheck::litmus::liveness::ProgressModel;
 use scopecheck::litmus::output::{herd_text, witness_dot};
-use scopecheck::litmus::{check_drfrlx_file, check_file, LitmusModel, Options, TestError, TestResult};
+use scopecheck::litmus::{check_drfrlx_file, check_file, CrossChecks, LitmusModel, Options, TestError, TestResult};
 use scopecheck::{MemoryModel, Strategy};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -276,6 +276,11 @@ struct LitmusArgs {
     /// Tests checked at once, 1 to 1024 (default: the number of cores).
     #[arg(long, short, value_parser = cli::numbers::jobs)]
     jobs: Option<usize>,
+    /// The checker's cross-checks of its own shortcuts (every-order,
+    /// all-at-once, judge-whole, comma-separated): the same answers, slower.
+    /// For the checker's own tests and fuzzing; hidden from --help.
+    #[arg(long, hide = true, value_name = "CHECKS")]
+    cross_check: Option<CrossChecks>,
 }
 
 fn parse_strategy(s: &str) -> Result<Strategy, String> {
@@ -455,6 +460,7 @@ fn litmus(args: LitmusArgs) -> ExitCode {
         witness: args.dot.is_some(),
         porf_cycles: true,
         explorer_cycles: false,
+        cross_checks: args.cross_check.unwrap_or_default(),
     };
     let workers = args
         .jobs

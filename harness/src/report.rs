@@ -155,6 +155,12 @@ impl Report {
         self.run.incomplete_reason.as_deref()
     }
 
+    /// Why the exploration stopped early, as a value to match (its text is
+    /// [`Report::incomplete_reason`]).
+    pub fn stop_cause(&self) -> Option<&crate::StopCause> {
+        self.run.stop.as_ref()
+    }
+
     /// Why the run checked nothing although nothing failed: no execution
     /// completed (each one blocked or gave up, or the run stopped before
     /// the first one ended). A passing run must have checked something:

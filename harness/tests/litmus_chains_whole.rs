@@ -2,7 +2,8 @@
 //! (docs/gpu-models.md section 5 item 1): the po ∪ rf-cyclic enumeration
 //! thread by thread, whose value domains grow by value-closed partial
 //! combinations (`cyclic/chains.rs`), against the same enumeration with
-//! all threads at once ([`ALL_AT_ONCE`]), where a thread reads the others'
+//! all threads at once (the cross-check `CrossChecks::all_at_once`), where
+//! a thread reads the others'
 //! writes themselves and needs no domain to pass a chain on. The exact
 //! states with their counts, executions and verdicts must agree:
 //!
@@ -16,26 +17,24 @@
 //! Before the fix, 21 of the 79 runs disagreed (thread by thread found
 //! fewer executions or none): all 15 of corpus/gpu-chains and 6 generated
 //! Vulkan ones.
-//!
-//! One test in this binary, so the switch is not shared.
 
 mod common;
 
-use common::litmus_rows::{summary, with_switch};
-use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult, ALL_AT_ONCE};
+use common::litmus_rows::{cross_checked, run_source_with, summary};
+use scopecheck::litmus::{CrossChecks, TestResult};
 use std::fmt::Write as _;
 use std::path::Path;
 
 fn run(name: &str, src: &str, model: &str, whole: bool, unroll: Option<u32>) -> TestResult {
-    let mut opts = Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
+    let checks = CrossChecks {
+        all_at_once: whole,
+        ..CrossChecks::default()
     };
+    let mut opts = cross_checked(model, checks);
     if let Some(u) = unroll {
         opts.unroll = u;
     }
-    with_switch(&ALL_AT_ONCE, whole, || check_source(name, src, &opts))
-        .unwrap_or_else(|e| panic!("{name}: {e:?}\n{src}"))
+    run_source_with(name, src, &opts)
 }
 
 /// Runs `src` both ways under `model` (at `unroll`, or the default);

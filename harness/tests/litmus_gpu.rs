@@ -8,29 +8,15 @@
 //! so, when the folder is absent (a clean clone in CI). The small tests at
 //! the end need nothing outside the repository.
 
+mod common;
+
+use common::litmus_rows::shared_gpu_corpus;
 use scopecheck::litmus::expect::{self, Expectation};
 use scopecheck::litmus::liveness::{self, ProgressModel};
 use scopecheck::litmus::{check_file, check_source, parse, LitmusModel, Options, TestError};
 use scopecheck::Strategy;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SCOPECHECK_GPU_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus/gpu"),
-    };
-    if dir.join("expected.tsv").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: the public GPU corpus is not at {} (it is not vendored: its README gives no permission to \
-             copy it into the repository); set SCOPECHECK_GPU_CORPUS to run this test",
-            dir.display()
-        );
-        None
-    }
-}
 
 fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).expect("corpus folder reads").flatten().collect();
@@ -48,7 +34,7 @@ fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Every one of the 233 public files parses.
 #[test]
 fn every_public_file_parses() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = shared_gpu_corpus() else { return };
     let mut files = Vec::new();
     litmus_files(&dir.join("ptx"), &mut files);
     litmus_files(&dir.join("vulkan"), &mut files);
@@ -84,7 +70,7 @@ fn rows(dir: &Path) -> Vec<Expectation> {
 /// that disagree are exactly [`KNOWN`].
 #[test]
 fn condition_and_race_free_rows_agree() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = shared_gpu_corpus() else { return };
     let rows = rows(&dir);
     let mut checked = 0;
     let mut disagree = BTreeSet::new();
@@ -133,7 +119,7 @@ const KNOWN_LIVENESS: [(&str, &str, &str); 0] = [];
 /// model: the rows that disagree are exactly [`KNOWN_LIVENESS`].
 #[test]
 fn liveness_rows_agree() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = shared_gpu_corpus() else { return };
     let rows = rows(&dir);
     let mut checked = 0;
     let mut disagree = BTreeSet::new();
@@ -172,7 +158,7 @@ fn liveness_rows_agree() {
 /// (under each model its rows name) that finishes within the cap.
 #[test]
 fn optimal_agrees_with_reference() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = shared_gpu_corpus() else { return };
     let rows = rows(&dir);
     let mut compared = 0;
     for row in &rows {

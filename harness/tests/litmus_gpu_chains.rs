@@ -10,35 +10,23 @@
 //! Every count here was 0 before. The same files agree with all threads
 //! at once in tests/litmus_chains_whole.rs.
 
-use scopecheck::litmus::ast::StateVar;
-use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
-use std::collections::BTreeSet;
-use std::path::Path;
+mod common;
 
+use common::litmus_rows::{corpus_dir, model_options, run_file, run_source_with};
+use scopecheck::litmus::ast::StateVar;
+use scopecheck::litmus::{Options, TestResult};
+use std::collections::BTreeSet;
+
+/// corpus/gpu-chains' `file` under `model`.
 fn own(file: &str, model: &str) -> TestResult {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-chains");
-    let src = std::fs::read_to_string(dir.join(file)).unwrap();
-    let opts = Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
-    };
-    check_source(file, &src, &opts).unwrap_or_else(|e| panic!("{file}: {e:?}"))
+    run_file(&corpus_dir("gpu-chains"), file, model)
 }
 
 /// Complete, no failure, exactly these counts and verdict, and exactly
 /// these final states (as `name=value` of the variables listed in each).
+#[track_caller]
 fn exact(r: &TestResult, executions: u64, positive: u64, verdict: bool, states: &[&str]) {
-    assert!(r.complete, "{} {}: {:?}", r.name, r.model, r.incomplete_reason);
-    assert_eq!(r.incomplete_reason, None, "{}", r.name);
-    assert!(r.failures.is_empty(), "{}: {:?}", r.name, r.failures);
-    assert_eq!(
-        (r.executions, r.positive, r.negative),
-        (executions, positive, executions - positive),
-        "{} {}",
-        r.name,
-        r.model
-    );
-    assert_eq!(r.verdict(), Some(verdict), "{} {}", r.name, r.model);
+    common::litmus_rows::exact(r, executions, positive, verdict);
     let got: BTreeSet<String> = r
         .states
         .keys()
@@ -120,14 +108,12 @@ fn a_compare_exchange_retried_after_two_adds() {
     // past its work cap at the default unroll; there, complete with the
     // same state and verdict.
     for model in ["ptx6.0", "ptx7.5"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-chains");
-        let src = std::fs::read_to_string(dir.join("cas-retry-ptx.litmus")).unwrap();
+        let src = std::fs::read_to_string(corpus_dir("gpu-chains").join("cas-retry-ptx.litmus")).unwrap();
         let opts = Options {
-            model: Some(model.parse::<LitmusModel>().unwrap()),
             unroll: 1,
-            ..Options::default()
+            ..model_options(model)
         };
-        let r = check_source("cas-retry-ptx.litmus", &src, &opts).unwrap();
+        let r = run_source_with("cas-retry-ptx.litmus", &src, &opts);
         exact(&r, 14, 0, false, &["x=3"]);
         let r = own("cas-retry-ptx.litmus", model);
         exact(&r, r.executions, 0, false, &["x=3"]);

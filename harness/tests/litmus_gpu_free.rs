@@ -3,18 +3,14 @@
 //! location, so a test with many of them (Dat3M's `xf-barrier`: thirty-six)
 //! completes. The tests are scopecheck's own, in corpus/gpu-free.
 
-use scopecheck::litmus::{check_file, LitmusModel, Options, TestResult};
-use std::path::Path;
+mod common;
 
+use common::litmus_rows::{corpus_dir, model_options, run_path};
+use scopecheck::litmus::{Options, TestResult};
+
+/// corpus/gpu-free's `name` under `vulkan`.
 fn run(name: &str) -> TestResult {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus/gpu-free")
-        .join(name);
-    let opts = Options {
-        model: Some("vulkan".parse::<LitmusModel>().expect("a model name")),
-        ..Options::default()
-    };
-    check_file(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+    run_with(name, model_options("vulkan"))
 }
 
 /// Four readers spin on a release flag, then make four data reads each:
@@ -48,11 +44,9 @@ fn racing_free_reads_are_sampled_and_say_so() {
     assert!(!r.race_free());
 }
 
+/// corpus/gpu-free's `name` with `opts`.
 fn run_with(name: &str, opts: Options) -> TestResult {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus/gpu-free")
-        .join(name);
-    check_file(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+    run_path(&corpus_dir("gpu-free").join(name), &opts)
 }
 
 fn reason(r: &TestResult) -> String {
@@ -120,9 +114,8 @@ fn an_unprovable_condition_runs_to_the_bound_without_a_verdict() {
     let r = run_with(
         "wide-rlx-never.litmus",
         Options {
-            model: Some("vulkan".parse::<LitmusModel>().expect("a model name")),
             max_executions: Some(300),
-            ..Options::default()
+            ..model_options("vulkan")
         },
     );
     assert!(!r.complete);

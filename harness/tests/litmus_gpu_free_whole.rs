@@ -1,34 +1,35 @@
 //! Vulkan's free reads (gpu_free.rs) built location by location, with the
 //! races of their syncbar choice, against the same executions each judged
-//! as a whole graph ([`JUDGE_WHOLE`]: the model's full check and its
-//! races), and against the enumeration with all threads at once
-//! ([`ALL_AT_ONCE`], no free-read split) where that is small enough: the
-//! same states with their counts, verdicts and race pairs.
-//!
-//! One test in this binary, so the switches are not shared.
+//! as a whole graph (the cross-check `CrossChecks::judge_whole`: the
+//! model's full check and its races), and against the enumeration with all
+//! threads at once (`CrossChecks::all_at_once`, no free-read split) where
+//! that is small enough: the same states with their counts, verdicts and
+//! race pairs.
 
 mod common;
 
-use common::litmus_rows::{summary as executions_summary, with_switch};
-use scopecheck::litmus::{check_file, LitmusModel, Options, TestResult, ALL_AT_ONCE, JUDGE_WHOLE};
+use common::litmus_rows::{corpus_dir, cross_checked, run_path, summary as executions_summary};
+use scopecheck::litmus::{CrossChecks, TestResult};
 use std::collections::BTreeSet;
-use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
-fn run(name: &str, switch: Option<&AtomicBool>) -> TestResult {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus/gpu-free")
-        .join(name);
-    let opts = Options {
-        model: Some("vulkan".parse::<LitmusModel>().expect("a model name")),
-        ..Options::default()
-    };
-    let r = match switch {
-        Some(s) => with_switch(s, true, || check_file(&path, &opts)),
-        None => check_file(&path, &opts),
-    };
-    r.unwrap_or_else(|e| panic!("{name}: {e:?}"))
+/// corpus/gpu-free's `name` under `vulkan`, with the cross-checks `checks`.
+fn run(name: &str, checks: CrossChecks) -> TestResult {
+    run_path(&corpus_dir("gpu-free").join(name), &cross_checked("vulkan", checks))
 }
+
+const SPLIT: CrossChecks = CrossChecks {
+    every_order: false,
+    all_at_once: false,
+    judge_whole: false,
+};
+const JUDGE_WHOLE: CrossChecks = CrossChecks {
+    judge_whole: true,
+    ..SPLIT
+};
+const ALL_AT_ONCE: CrossChecks = CrossChecks {
+    all_at_once: true,
+    ..SPLIT
+};
 
 /// What must agree: completeness, verdict, counts, states, race pairs.
 fn summary(r: &TestResult) -> String {
@@ -43,7 +44,7 @@ fn summary(r: &TestResult) -> String {
                 .join(" / ")
         })
         .collect();
-    format!("{} racy {} races {pairs:?}", executions_summary(r), r.racy_executions)
+    format!("{} races {pairs:?}", executions_summary(r))
 }
 
 #[test]
@@ -56,9 +57,9 @@ fn free_reads_agree_with_the_whole_judgement_and_all_threads_at_once() {
         "cbar-mixed.litmus",
         "pair-rlx.litmus",
     ] {
-        let split = run(name, None);
+        let split = run(name, SPLIT);
         assert!(split.complete, "{name}: {:?}", split.incomplete_reason);
-        assert_eq!(summary(&split), summary(&run(name, Some(&JUDGE_WHOLE))), "{name}");
+        assert_eq!(summary(&split), summary(&run(name, JUDGE_WHOLE)), "{name}");
     }
     // Runs that stop early: every execution they build passes the whole
     // judgement with the same races (a disagreement is an internal error).
@@ -68,14 +69,14 @@ fn free_reads_agree_with_the_whole_judgement_and_all_threads_at_once() {
         "wide-rlx-exists.litmus",
         "wide-rlx-notexists.litmus",
     ] {
-        let split = run(name, None);
+        let split = run(name, SPLIT);
         assert!(!split.complete, "{name}");
-        assert_eq!(summary(&split), summary(&run(name, Some(&JUDGE_WHOLE))), "{name}");
+        assert_eq!(summary(&split), summary(&run(name, JUDGE_WHOLE)), "{name}");
     }
     // Small enough for all threads at once (no free-read split at all).
     let name = "pair-rlx.litmus";
-    let split = run(name, None);
-    let whole = run(name, Some(&ALL_AT_ONCE));
+    let split = run(name, SPLIT);
+    let whole = run(name, ALL_AT_ONCE);
     assert!(whole.complete, "{name}: {:?}", whole.incomplete_reason);
     assert_eq!(summary(&split), summary(&whole), "{name}");
     assert_eq!((split.executions, split.positive), (81, 2));

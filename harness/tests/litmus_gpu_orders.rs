@@ -12,57 +12,30 @@
 //!   from the RMWs' atomicity (the rf choices and orders filtered instead)
 //!   each ran out of the 2,000,000-graph budget and said it was
 //!   incomplete. At unroll 1 every permutation (no pre-check, every rf
-//!   choice, [`EVERY_ORDER`]) finishes too and must give the same result.
+//!   choice: the cross-check `CrossChecks::every_order`) finishes too and
+//!   must give the same result.
 //! - the cross-check: every public PTX and Vulkan test (outside this
 //!   repository, see litmus_gpu.rs) that completes with every permutation
-//!   ([`EVERY_ORDER`]) gives the same outcomes, counts and races with the
-//!   pruned orders. One test in this binary, so the switch is not shared.
+//!   ([`CrossChecks::every_order`]) gives the same outcomes, counts and
+//!   races with the pruned orders.
 
+mod common;
+
+use common::litmus_rows::{corpus_dir, model_options, run_file, run_path, shared_gpu_corpus, summary};
 use scopecheck::litmus::expect;
-use scopecheck::litmus::{check_file, check_source, LitmusModel, Options, TestResult, EVERY_ORDER};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use scopecheck::litmus::{CrossChecks, Options};
 
-fn own(file: &str, model: &str) -> TestResult {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-orders");
-    let src = std::fs::read_to_string(dir.join(file)).unwrap();
-    let opts = Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
-    };
-    check_source(file, &src, &opts).unwrap_or_else(|e| panic!("{file}: {e:?}"))
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SCOPECHECK_GPU_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus/gpu"),
-    };
-    if dir.join("expected.tsv").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: the public GPU corpus is not at {}", dir.display());
-        None
-    }
-}
-
-/// What must not change: everything a run reports about its executions.
-fn summary(r: &TestResult) -> String {
-    format!(
-        "verdict {:?} executions {} positive {} negative {} racy {} states {:?}",
-        r.verdict(),
-        r.executions,
-        r.positive,
-        r.negative,
-        r.racy_executions,
-        r.states
-    )
-}
+/// Every permutation of every location's writes.
+const EVERY_ORDER: CrossChecks = CrossChecks {
+    every_order: true,
+    all_at_once: false,
+    judge_whole: false,
+};
 
 #[test]
 fn orders_pruned_exactly() {
     // Own tests: every row, and the exact counts.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-orders");
+    let dir = corpus_dir("gpu-orders");
     let rows = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
     let mut checked = 0;
     for line in rows.lines().skip(1).filter(|l| !l.trim().is_empty()) {
@@ -70,7 +43,7 @@ fn orders_pruned_exactly() {
         let [path, model, property, "-", expected] = f.as_slice() else {
             panic!("bad row: {line}")
         };
-        let r = own(path, model);
+        let r = run_file(&dir, path, model);
         assert!(
             r.complete && r.incomplete_reason.is_none(),
             "{line}: {:?}",
@@ -89,7 +62,7 @@ fn orders_pruned_exactly() {
 
     // Own spin loops: complete, exact counts at the default unroll, and
     // the same as with every order at unroll 1.
-    let spin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-spin");
+    let spin = corpus_dir("gpu-spin");
     let runs = [
         // file, model, executions (unroll 2, unroll 1), racy at unroll 2
         ("swap3-vulkan.litmus", "vulkan", 12, 8, 0),
@@ -102,26 +75,24 @@ fn orders_pruned_exactly() {
     ];
     for (file, model, n2, n1, racy) in runs {
         let path = spin.join(file);
-        let with = |unroll: u32| Options {
-            model: Some(model.parse::<LitmusModel>().unwrap()),
+        let with = |unroll: u32, cross_checks: CrossChecks| Options {
             unroll,
-            ..Options::default()
+            cross_checks,
+            ..model_options(model)
         };
-        let r = check_file(&path, &with(2)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let r = run_path(&path, &with(2, CrossChecks::default()));
         assert!(r.complete, "{file} {model}: {:?}", r.incomplete_reason);
         assert_eq!((r.executions, r.racy_executions), (n2, racy), "{file} {model}");
         assert_eq!(r.verdict(), Some(true), "{file} {model}: exists x == 0");
-        let pruned = check_file(&path, &with(1)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
-        EVERY_ORDER.store(true, Ordering::Relaxed);
-        let all = check_file(&path, &with(1)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
-        EVERY_ORDER.store(false, Ordering::Relaxed);
+        let pruned = run_path(&path, &with(1, CrossChecks::default()));
+        let all = run_path(&path, &with(1, EVERY_ORDER));
         assert!(all.complete && pruned.complete, "{file} {model} at unroll 1");
         assert_eq!(pruned.executions, n1, "{file} {model} at unroll 1");
         assert_eq!(summary(&pruned), summary(&all), "{file} {model} at unroll 1");
     }
 
     // The cross-check on the public tests.
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = shared_gpu_corpus() else { return };
     let rows = expect::load(&dir.join("expected.tsv")).expect("the GPU expectation file loads");
     let mut seen = std::collections::BTreeSet::new();
     let mut compared = 0;
@@ -134,13 +105,15 @@ fn orders_pruned_exactly() {
             max_executions: Some(2_000),
             ..Options::default()
         };
-        EVERY_ORDER.store(true, Ordering::Relaxed);
-        let all = check_file(&row.path, &opts).unwrap_or_else(|e| panic!("{}: {e:?}", row.path_text));
-        EVERY_ORDER.store(false, Ordering::Relaxed);
+        let every = Options {
+            cross_checks: EVERY_ORDER,
+            ..opts.clone()
+        };
+        let all = run_path(&row.path, &every);
         if !all.complete {
             continue;
         }
-        let pruned = check_file(&row.path, &opts).unwrap_or_else(|e| panic!("{}: {e:?}", row.path_text));
+        let pruned = run_path(&row.path, &opts);
         assert!(pruned.complete, "{} {}", row.path_text, row.model.name());
         assert_eq!(
             summary(&pruned),

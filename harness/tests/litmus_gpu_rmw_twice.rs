@@ -8,32 +8,14 @@
 //! again with all threads at once (C). A weak compare-exchange is still
 //! not split: that is still detected.
 
-use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
-use std::path::Path;
+mod common;
 
+use common::litmus_rows::{corpus_dir, exact, run_file};
+use scopecheck::litmus::TestResult;
+
+/// corpus/gpu-rmw-twice's `file` under `model`.
 fn own(file: &str, model: &str) -> TestResult {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/gpu-rmw-twice");
-    let src = std::fs::read_to_string(dir.join(file)).unwrap();
-    let opts = Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
-    };
-    check_source(file, &src, &opts).unwrap_or_else(|e| panic!("{file}: {e:?}"))
-}
-
-/// Complete, no failure, and exactly these counts and verdict.
-fn exact(r: &TestResult, executions: u64, positive: u64, verdict: bool) {
-    assert!(r.complete, "{} {}: {:?}", r.name, r.model, r.incomplete_reason);
-    assert_eq!(r.incomplete_reason, None, "{}", r.name);
-    assert!(r.failures.is_empty(), "{}: {:?}", r.name, r.failures);
-    assert_eq!(
-        (r.executions, r.positive, r.negative),
-        (executions, positive, executions - positive),
-        "{} {}",
-        r.name,
-        r.model
-    );
-    assert_eq!(r.verdict(), Some(verdict), "{} {}", r.name, r.model);
+    run_file(&corpus_dir("gpu-rmw-twice"), file, model)
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The po ∪ rf-cyclic enumeration thread by thread (`gpu_split.rs`, RMWs
 //! run alone as loads and stores, `split_rmw.rs`) against the same
-//! enumeration with all threads at once ([`ALL_AT_ONCE`]), whose runs
+//! enumeration with all threads at once (the cross-check
+//! `CrossChecks::all_at_once` of the run's options), whose runs
 //! interleave every thread with the promising thread and so need no RMW
 //! split: for RMW tests, spin loops among them, the exact states with
 //! their counts, executions and verdicts must agree.
@@ -13,29 +14,26 @@
 //!
 //! - spin loops whose threads need their RMWs split (corpus/gpu-split-spin,
 //!   and Dat3M's CADP files that showed it, when present).
-//!
-//! The switch is global: every run here sets it through `with_switch`,
-//! which holds a lock meanwhile.
 
 mod common;
 
-use common::litmus_rows::{summary, with_switch};
-use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult, ALL_AT_ONCE};
+use common::litmus_rows::{cross_checked, run_source_with, shared_gpu_corpus, summary};
+use scopecheck::litmus::{CrossChecks, TestResult};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn run(name: &str, src: &str, model: &str, whole: bool) -> TestResult {
-    let opts = Options {
-        model: Some(model.parse::<LitmusModel>().unwrap()),
-        ..Options::default()
+    let checks = CrossChecks {
+        all_at_once: whole,
+        ..CrossChecks::default()
     };
-    with_switch(&ALL_AT_ONCE, whole, || check_source(name, src, &opts))
-        .unwrap_or_else(|e| panic!("{name}: {e:?}\n{src}"))
+    run_source_with(name, src, &cross_checked(model, checks))
 }
 
-/// Runs `src` both ways under `model`; both must be complete and agree.
-/// Returns the executions.
-fn agree(name: &str, src: &str, model: &str) -> u64 {
+/// Runs `src` both ways under `model`; both must be complete and agree
+/// (states and their counts, verdict, racy and po ∪ rf-cyclic counts).
+/// Returns the thread-by-thread result.
+fn agree_as(name: &str, src: &str, model: &str) -> TestResult {
     let split = run(name, src, model, false);
     let whole = run(name, src, model, true);
     assert!(
@@ -49,7 +47,12 @@ fn agree(name: &str, src: &str, model: &str) -> u64 {
         whole.incomplete_reason
     );
     assert_eq!(summary(&split), summary(&whole), "{name} under {model}\n{src}");
-    split.executions
+    split
+}
+
+/// [`agree_as`], returning the executions.
+fn agree(name: &str, src: &str, model: &str) -> u64 {
+    agree_as(name, src, model).executions
 }
 
 /// A small deterministic generator (xorshift).
@@ -150,18 +153,15 @@ fn c_test(rng: &mut Rng, k: usize) -> String {
     s
 }
 
-fn gpu_corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SCOPECHECK_GPU_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus/gpu"),
-    };
-    if dir.join("expected.tsv").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: the public GPU corpus is not at {}", dir.display());
-        None
-    }
-}
+/// The generated tests' totals per model: executions in all, and how many
+/// runs have an execution with a cycle in po ∪ rf (measured: only under
+/// `opencl` do these RMW tests have one, 7 of the 16 C tests).
+const GENERATED: [(&str, u64, u64); 4] = [
+    ("ptx6.0", 251, 0),
+    ("ptx7.5", 251, 0),
+    ("c11", 75, 0),
+    ("opencl", 166, 7),
+];
 
 #[test]
 fn thread_by_thread_equals_all_at_once() {
@@ -186,27 +186,39 @@ fn thread_by_thread_equals_all_at_once() {
     }
     assert_eq!(own, 15);
     // Generated tests: every one is compared (none may be incomplete
-    // either way), and the spin loops make some of them need one value
-    // read twice by a thread's RMWs.
+    // either way: states with their counts, verdicts, racy and
+    // po ∪ rf-cyclic counts agree), and the spin loops make some of them
+    // need one value read twice by a thread's RMWs. Per model, the
+    // executions in all and the runs with a po ∪ rf-cyclic execution are
+    // pinned: a change in either means the enumeration changed.
     let mut rng = Rng(0x5eed_2026_1126);
-    let mut executions = 0;
+    let mut per_model: Vec<(&str, u64, u64)> = Vec::new();
+    let mut tally = |m: &'static str, r: &TestResult| match per_model.iter_mut().find(|(n, _, _)| *n == m) {
+        Some((_, executions, cyclic)) => {
+            *executions += r.executions;
+            *cyclic += u64::from(r.porf_cyclic > 0);
+        }
+        None => per_model.push((m, r.executions, u64::from(r.porf_cyclic > 0))),
+    };
     for k in 0..24 {
         let src = ptx_test(&mut rng, k);
         for m in ["ptx6.0", "ptx7.5"] {
-            executions += agree(&format!("gen-{k}"), &src, m);
+            tally(m, &agree_as(&format!("gen-{k}"), &src, m));
         }
     }
     for k in 0..16 {
         let src = c_test(&mut rng, k);
         for m in ["c11", "opencl"] {
-            executions += agree(&format!("gen-c-{k}"), &src, m);
+            tally(m, &agree_as(&format!("gen-c-{k}"), &src, m));
         }
     }
-    assert!(executions > 0);
+    // (model, executions of its generated runs, runs with a cycle), of 24
+    // PTX and 16 C tests.
+    assert_eq!(per_model, GENERATED);
     // The public CADP spin tests whose split said "incomplete" before:
     // complete now, with the all-threads-at-once counts (4 for 0 and 1, 6
     // for 2 and 3: before 2 and 3, incomplete).
-    let Some(corpus) = gpu_corpus() else { return };
+    let Some(corpus) = shared_gpu_corpus() else { return };
     for (dialect, models) in [("ptx", &["ptx6.0", "ptx7.5"][..]), ("vulkan", &["vulkan"])] {
         for (i, want) in [(0, 4), (1, 4), (2, 6), (3, 6)] {
             let f = corpus.join(format!("{dialect}/CADP/2_threads_2_instructions/{i}_simple.litmus"));

@@ -8,7 +8,7 @@
 use scopecheck::model::Builder;
 use scopecheck::sync::atomic::{AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
-use scopecheck::{thread, FailureKind, Report};
+use scopecheck::{thread, FailureKind, Report, StopCause};
 use std::process::Command;
 use std::time::Duration;
 
@@ -83,6 +83,7 @@ fn defaults_bound_nothing_loom_does_not_ask() {
     assert_eq!(scopecheck::MAX_THREADS, 5);
     let r = b.explore(six_executions);
     assert_eq!((r.executions(), r.is_complete()), (6, true), "{r}");
+    assert_eq!(r.stop_cause(), None, "{r}");
 }
 
 #[test]
@@ -129,6 +130,7 @@ fn max_permutations_caps_the_executions_and_says_incomplete() {
     let r = b.explore(six_executions);
     assert_eq!((r.executions(), r.is_complete()), (4, false), "{r}");
     assert_eq!(r.incomplete_reason(), Some("stopped after max_executions = 4"), "{r}");
+    assert_eq!(r.stop_cause(), Some(&StopCause::MaxExecutions(4)), "{r}");
     // The smaller of the two caps.
     b.max_executions = Some(2);
     let r = b.explore(six_executions);
@@ -137,6 +139,7 @@ fn max_permutations_caps_the_executions_and_says_incomplete() {
     b.max_executions = None;
     let r = b.explore(six_executions);
     assert_eq!((r.executions(), r.is_complete()), (6, true), "{r}");
+    assert_eq!(r.stop_cause(), None, "{r}");
 }
 
 #[test]

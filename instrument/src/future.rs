@@ -4,7 +4,7 @@
 use crate::raw_atomic::alloc;
 use crate::rt;
 use crate::sync::{cas, load, store};
-use scopecheck_checker::event::{Await, Loc, LocKind, Op, OpResult, Order, RmwOp, Scope, SourceLoc, ValueType};
+use scopecheck_checker::event::{Await, Loc, LocKind, Order, SourceLoc};
 use std::fmt;
 use std::future::Future;
 use std::pin::pin;
@@ -60,39 +60,13 @@ pub fn block_on<F: Future>(f: F) -> F::Output {
         if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
             return v;
         }
-        if std::mem::take(&mut spurious_left) && spurious_wake(src) {
+        if std::mem::take(&mut spurious_left) && crate::choice::spurious_wake(src) {
             continue;
         }
         while cas(flag.flag, 1, 0, Order::Acquire, Order::Relaxed, None, src).is_err() {
             rt::spin_on("`block_on` (a pending future nobody wakes)");
         }
     }
-}
-
-/// Whether this wait ends spuriously: the spurious failure of a weak
-/// compare-exchange on a location of the call's own, which the explorer
-/// takes as a choice (it synchronizes with nothing: relaxed, and no other
-/// thread sees the location).
-fn spurious_wake(src: SourceLoc) -> bool {
-    let choice = alloc(0, LocKind::Atomic);
-    let r = rt::op_at(
-        Op::Rmw {
-            loc: choice,
-            op: RmwOp::Cas {
-                expected: 0,
-                new: 0,
-                weak: true,
-            },
-            ty: ValueType::U64,
-            success: Order::Relaxed,
-            failure: Order::Relaxed,
-            await_: None,
-            scope: Scope::System,
-            class: None,
-        },
-        src,
-    );
-    matches!(r, OpResult::Cas(_, false))
 }
 
 /// A place for one task's [`Waker`], which wakers of the task may race to

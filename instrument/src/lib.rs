@@ -11,6 +11,7 @@ mod arc;
 pub mod atomic;
 pub mod atomic_ref;
 pub mod cell;
+mod choice;
 pub mod drfrlx;
 pub mod future;
 pub mod gpu;

@@ -31,7 +31,7 @@ mod raw;
 mod rwlock;
 
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use condvar::Condvar;
+pub use condvar::{Condvar, WaitTimeoutResult};
 pub use mutex::{Mutex, MutexGuard};
 pub use notify::Notify;
 pub use once::Once;

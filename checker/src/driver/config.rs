@@ -3,6 +3,7 @@
 //! result ([`RunResult`], with the merge of shard results). Plain data,
 //! apart from the code that acts on it.
 
+use super::StopCause;
 use crate::engine::Stats;
 use crate::failure::Failure;
 use crate::memory::Platform;
@@ -161,8 +162,13 @@ pub struct RunResult {
     pub failures: Vec<Failure>,
     /// Whether the exploration covered everything its strategy meant to.
     pub complete: bool,
-    /// Why it did not, if it did not.
+    /// Why it did not, if it did not: the rendering of [`RunResult::stop`]
+    /// for a run the driver stopped early, or a caller's fuller account of
+    /// a run it cut itself (the litmus front end's work caps).
     pub incomplete_reason: Option<String>,
+    /// Why the driver stopped the run early, if it did: match this, not
+    /// the text of `incomplete_reason`.
+    pub stop: Option<StopCause>,
     /// Wall time.
     pub elapsed: Duration,
     /// Strategy name.
@@ -223,6 +229,9 @@ impl RunResult {
         self.complete &= other.complete;
         if self.incomplete_reason.is_none() {
             self.incomplete_reason = other.incomplete_reason;
+        }
+        if self.stop.is_none() {
+            self.stop = other.stop;
         }
         self.elapsed = self.elapsed.max(other.elapsed);
         self.replay_diverged |= other.replay_diverged;

@@ -12,16 +12,18 @@
 //!
 //! Split by seam: `config` (what a run is given and gives back), `strategy`
 //! (the strategy factory), `run` (the loop over executions), `parallel`
-//! (the parallel pool's driver).
+//! (the parallel pool's driver), `stop` (why a run stopped early).
 
 mod config;
 mod parallel;
 mod run;
+mod stop;
 mod strategy;
 
 pub use config::{RunConfig, RunResult, StrategyChoice};
 pub use parallel::run_parallel;
 pub use run::{deadline_reason, explore};
+pub use stop::StopCause;
 pub use strategy::{strategy_for, validate_strategy};
 
 use crate::engine::Engine;
@@ -58,5 +60,7 @@ pub struct Executed {
 mod door_tests;
 #[cfg(test)]
 mod scripted;
+#[cfg(test)]
+mod stop_tests;
 #[cfg(test)]
 mod tests;

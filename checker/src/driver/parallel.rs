@@ -3,8 +3,8 @@
 //! merged. Apart because it is the one part of the driver that crosses OS
 //! threads; each explorer thread runs the ordinary loop.
 
-use super::run::{deadline_reason, explore_with};
-use super::{Program, RunConfig, RunResult};
+use super::run::explore_with;
+use super::{Program, RunConfig, RunResult, StopCause};
 use crate::explore::{
     pool::{PoolStop, WorkPool},
     trust::Trust,
@@ -93,11 +93,13 @@ pub fn run_parallel<P: Program>(config: &RunConfig, threads: usize, make: &(dyn 
     total.elapsed = start.elapsed();
     if let Some(why) = pool.stop_reason() {
         total.complete = false;
-        total.incomplete_reason = Some(match why {
-            PoolStop::Failures => "stopped at the first failure".into(),
-            PoolStop::Executions(max) => format!("stopped after max_executions = {max}"),
-            PoolStop::Deadline => deadline_reason(config.max_duration.unwrap_or_default()),
-        });
+        let cause = match why {
+            PoolStop::Failures => StopCause::Failures(config.max_failures.max(1)),
+            PoolStop::Executions(max) => StopCause::MaxExecutions(max),
+            PoolStop::Deadline => StopCause::Deadline(config.max_duration.unwrap_or_default()),
+        };
+        total.incomplete_reason = Some(cause.to_string());
+        total.stop = Some(cause);
     }
     total.strategy = "exhaustive (parallel)";
     total.preemption_bound = bound;

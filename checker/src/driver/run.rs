@@ -4,7 +4,7 @@
 //! [`RunResult`].
 
 use super::strategy::bound_applies;
-use super::{Program, RunConfig, RunResult};
+use super::{Program, RunConfig, RunResult, StopCause};
 use crate::engine::{Engine, ExecutionEnd, Limits};
 use crate::explore::Strategy;
 use crate::graph::ExecutionGraph;
@@ -43,11 +43,8 @@ pub fn explore(
     r.preemption_bound = bound_applies(config);
     if sharded_cycles {
         r.complete = false;
-        r.incomplete_reason.get_or_insert_with(|| {
-            "a shard explores c11's po ∪ rf-acyclic executions only (the cyclic ones are counted once by one \
-             explorer's keys, which shards do not share): run unsharded for the cyclic executions"
-                .into()
-        });
+        let cause = r.stop.get_or_insert(StopCause::ShardAcyclicOnly);
+        r.incomplete_reason.get_or_insert_with(|| cause.to_string());
     }
     r
 }
@@ -57,7 +54,7 @@ pub fn explore(
 /// neither counted nor reported, so the counts are those of the executions
 /// that finished.
 pub fn deadline_reason(max: Duration) -> String {
-    format!("stopped after max_duration = {max:?} (an execution the deadline cut is not counted)")
+    StopCause::Deadline(max).to_string()
 }
 
 /// [`explore`] with the run's deadline (`config.max_duration` is not looked
@@ -85,7 +82,9 @@ pub(super) fn explore_with(
     engine.set_progress(config.progress);
     let start = Instant::now();
     let mut failures = Vec::new();
-    let mut incomplete_reason = None;
+    // Why the run stopped early, if it did (its text is the result's
+    // `incomplete_reason`).
+    let mut stop: Option<StopCause> = None;
     let mut executions = 0u64;
     let mut stray_failure: Option<String> = None;
     let mut cut = false;
@@ -100,12 +99,12 @@ pub(super) fn explore_with(
         }
         if let Some(max) = config.max_executions {
             if executions >= max {
-                incomplete_reason = Some(format!("stopped after max_executions = {max}"));
+                stop = Some(StopCause::MaxExecutions(max));
                 break;
             }
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
+            stop = Some(StopCause::Deadline(config.max_duration.unwrap_or_default()));
             break;
         }
         executions += 1;
@@ -114,7 +113,7 @@ pub(super) fn explore_with(
             // without a verdict (not counted, not shown to `on_end`, no
             // failure), as if the run had stopped just before it.
             cut = true;
-            incomplete_reason = Some(deadline_reason(config.max_duration.unwrap_or_default()));
+            stop = Some(StopCause::Deadline(config.max_duration.unwrap_or_default()));
             break;
         };
         // The model's verdict on the complete graph (`c11`, the hardware
@@ -149,7 +148,7 @@ pub(super) fn explore_with(
             failed_midway += u64::from(ran.failed_midway);
             failures.push(fl);
             if failures.len() >= config.max_failures {
-                incomplete_reason = Some("stopped at the first failure".into());
+                stop = Some(StopCause::Failures(failures.len()));
                 break;
             }
         }
@@ -168,7 +167,7 @@ pub(super) fn explore_with(
     };
     // A replay that left its token covered nothing it meant to.
     if let Some(d) = &divergence {
-        incomplete_reason.get_or_insert_with(|| d.clone());
+        stop.get_or_insert_with(|| StopCause::ReplayDiverged(d.clone()));
     }
     // A failed execution stops where it failed: the systematic explorers
     // never see the events its other threads would have added next, so the
@@ -178,19 +177,15 @@ pub(super) fn explore_with(
     // DRFrlx runs, a failure already decides the answer; they are left as
     // they were.)
     if failed_midway > 0 && !config.record_races && matches!(strategy_name, "exhaustive" | "reference") {
-        incomplete_reason.get_or_insert_with(|| {
-            format!(
-                "{failed_midway} failed execution(s) stopped at their failure while other threads could go on: \
-                 the executions that extend them past it were not explored"
-            )
-        });
+        stop.get_or_insert(StopCause::FailedMidway(failed_midway));
     }
     let result = RunResult {
         stats,
         distinct,
         failures,
-        complete: incomplete_reason.is_none(),
-        incomplete_reason,
+        complete: stop.is_none(),
+        incomplete_reason: stop.as_ref().map(ToString::to_string),
+        stop,
         elapsed: start.elapsed(),
         strategy: strategy_name,
         replay_diverged: diverged,

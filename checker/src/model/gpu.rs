@@ -208,6 +208,11 @@ pub struct Nodes {
     pub rmw: Vec<(usize, usize)>,
     /// Per location, its writes' nodes in the engine's mo, initial write first.
     pub chains: Vec<Vec<usize>>,
+    /// Each event's node, by thread and index (`refresh` looks up every
+    /// rf and mo edge: a table, not a hash map).
+    index: Vec<Vec<Option<usize>>>,
+    /// Each location's initial write's node.
+    init: HashMap<Loc, usize>,
 }
 
 impl Nodes {
@@ -215,7 +220,7 @@ impl Nodes {
     /// `env` does not know, such as the test harness's own, are left out).
     pub fn of(g: &ExecutionGraph, env: &GpuEnv) -> Nodes {
         let mut nodes = Vec::new();
-        let mut index = HashMap::new();
+        let mut index: Vec<Vec<Option<usize>>> = Vec::new();
         let mut init = HashMap::new();
         for (loc, d) in g.locs() {
             if d.kind == LocKind::Cell {
@@ -269,7 +274,14 @@ impl Nodes {
                         .map(|w| w.value as i64),
                     _ => None,
                 };
-                index.insert(id, nodes.len());
+                let (th, ix) = (id.thread as usize, id.index as usize);
+                if index.len() <= th {
+                    index.resize(th + 1, Vec::new());
+                }
+                if index[th].len() <= ix {
+                    index[th].resize(ix + 1, None);
+                }
+                index[th][ix] = Some(nodes.len());
                 nodes.push(Node {
                     id,
                     kind,
@@ -281,33 +293,64 @@ impl Nodes {
                 });
             }
         }
-        let mut rf = Vec::new();
-        for (x, node) in nodes.iter().enumerate() {
+        let mut ns = Nodes {
+            nodes,
+            rf: Vec::new(),
+            rmw,
+            chains: Vec::new(),
+            index,
+            init,
+        };
+        ns.refresh(g);
+        ns
+    }
+
+    /// Takes rf and the mo chains from `g`, a graph with the same events
+    /// as the one these nodes were built from (only rf, mo and read values
+    /// differ): the graphs of one combination share their nodes, which
+    /// were built again for each before.
+    pub fn refresh(&mut self, g: &ExecutionGraph) {
+        self.rf.clear();
+        for (x, node) in self.nodes.iter().enumerate() {
             if node.is_read() {
                 let r = g.event(node.id).as_read().expect("read node is a read");
-                let w = if r.rf.is_init() { init[&r.loc] } else { index[&r.rf] };
-                rf.push((w, x));
+                let w = if r.rf.is_init() {
+                    self.init[&r.loc]
+                } else {
+                    self.node_of(r.rf).expect("a read's write has a node")
+                };
+                self.rf.push((w, x));
             }
         }
-        let mut chains = Vec::new();
+        self.chains.clear();
         for (loc, d) in g.locs() {
             if d.kind == LocKind::Cell {
                 continue;
             }
-            let mut c = vec![init[loc]];
-            c.extend(d.mo.iter().filter_map(|w| index.get(w).copied()));
-            chains.push(c);
+            let mut c = vec![self.init[loc]];
+            c.extend(d.mo.iter().filter_map(|&w| self.node_of(w)));
+            self.chains.push(c);
         }
-        Nodes { nodes, rf, rmw, chains }
+    }
+
+    /// The node of event `e`, if it has one.
+    fn node_of(&self, e: EventId) -> Option<usize> {
+        *self.index.get(e.thread as usize)?.get(e.index as usize)?
     }
 
     /// The choices of `syncbar` (barrier a's arrival before barrier b
     /// passes), over barriers whose threads share the group `level`: with
     /// no quorum, one choice relating every two barriers with the same id;
-    /// with a quorum q, one choice per arrival order of the k barriers
-    /// with that id, where the barrier arriving i-th passes once the first
-    /// max(i, q) have arrived (none passes when k < q: no choice at all,
-    /// the execution hangs). `bar.arrive` never waits.
+    /// with quorums, one choice per arrival order of the k barriers with
+    /// that id that opens the barrier: it opens at the first arrival whose
+    /// own quorum the arrivals so far reach (a barrier without a quorum in
+    /// such a class needs the largest quorum given), the barriers up to
+    /// that one meet, and every later one passes after all before it. No
+    /// order opening it (k below every quorum reached in time) leaves no
+    /// choice at all: the execution hangs. The opening rule is the one the
+    /// liveness search runs, so barriers whose quorums differ are judged
+    /// the same whatever order the graph lists them in. `bar.arrive` never
+    /// waits.
     pub fn syncbar_choices(&self, env: &GpuEnv, level: u8) -> Vec<Vec<(usize, usize)>> {
         let n = self.nodes.len();
         let bar = |a: usize| match self.nodes[a].op.kind {
@@ -331,7 +374,7 @@ impl Nodes {
         }
         let mut choices: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
         for class in classes {
-            let quorum = class.iter().find_map(|&a| bar(a).and_then(|b| b.0));
+            let quorum = class.iter().filter_map(|&a| bar(a).and_then(|b| b.0)).max();
             let waits = |b: usize| !bar(b).is_some_and(|x| x.1);
             let options: Vec<Vec<(usize, usize)>> = match quorum {
                 None => vec![class
@@ -339,25 +382,33 @@ impl Nodes {
                     .flat_map(|&a| class.iter().map(move |&b| (a, b)))
                     .filter(|&(a, b)| a != b && waits(b))
                     .collect()],
-                Some(q) if (class.len() as u32) < q => return Vec::new(),
-                Some(q) => {
+                Some(top) => {
+                    // What the barrier arriving at position i needs: its own
+                    // quorum (one without takes the largest of the class).
+                    let need = |i: usize| bar(class[i]).and_then(|b| b.0).unwrap_or(top) as usize;
                     let mut out = Vec::new();
                     let mut perm: Vec<usize> = (0..class.len()).collect();
                     loop {
-                        let mut edges = Vec::new();
-                        for (pb, &ib) in perm.iter().enumerate() {
-                            let upto = (pb + 1).max(q as usize);
-                            for &ia in &perm[..upto] {
-                                let (a, b) = (class[ia], class[ib]);
-                                if a != b && waits(b) {
-                                    edges.push((a, b));
+                        // The arrival that opens the barrier, if any does.
+                        if let Some(open) = (0..perm.len()).find(|&p| p + 1 >= need(perm[p])) {
+                            let mut edges = Vec::new();
+                            for (pb, &ib) in perm.iter().enumerate() {
+                                let upto = (pb + 1).max(open + 1);
+                                for &ia in &perm[..upto] {
+                                    let (a, b) = (class[ia], class[ib]);
+                                    if a != b && waits(b) {
+                                        edges.push((a, b));
+                                    }
                                 }
                             }
+                            out.push(edges);
                         }
-                        out.push(edges);
                         if !next_permutation(&mut perm) {
                             break;
                         }
+                    }
+                    if out.is_empty() {
+                        return Vec::new();
                     }
                     out
                 }
@@ -434,7 +485,11 @@ pub mod alg {
     }
     /// `[S]`: the identity on the nodes in `s`.
     pub fn id(n: usize, s: impl Fn(usize) -> bool) -> Rel {
-        tab(n, |a, b| a == b && s(a))
+        let mut r = Rel::new(n);
+        for a in (0..n).filter(|&a| s(a)) {
+            r.add(a, a);
+        }
+        r
     }
     /// `r ∪ o`.
     pub fn union(r: &Rel, o: &Rel) -> Rel {
@@ -451,16 +506,20 @@ pub mod alg {
         u
     }
     /// `r ∩ o`.
-    pub fn inter(n: usize, r: &Rel, o: &Rel) -> Rel {
-        tab(n, |a, b| r.has(a, b) && o.has(a, b))
+    pub fn inter(_n: usize, r: &Rel, o: &Rel) -> Rel {
+        let mut x = r.clone();
+        x.intersect_with(o);
+        x
     }
     /// `r \ o`.
-    pub fn minus(n: usize, r: &Rel, o: &Rel) -> Rel {
-        tab(n, |a, b| r.has(a, b) && !o.has(a, b))
+    pub fn minus(_n: usize, r: &Rel, o: &Rel) -> Rel {
+        let mut x = r.clone();
+        x.subtract(o);
+        x
     }
     /// `r⁻¹`.
-    pub fn inv(n: usize, r: &Rel) -> Rel {
-        tab(n, |a, b| r.has(b, a))
+    pub fn inv(_n: usize, r: &Rel) -> Rel {
+        r.transpose()
     }
     /// `r?`: with the identity on every node.
     pub fn opt(r: &Rel) -> Rel {
@@ -480,8 +539,8 @@ pub mod alg {
         acc
     }
     /// Whether `r` is empty.
-    pub fn is_empty(n: usize, r: &Rel) -> bool {
-        !(0..n).any(|a| (0..n).any(|b| r.has(a, b)))
+    pub fn is_empty(_n: usize, r: &Rel) -> bool {
+        r.is_empty()
     }
     /// The first pair of `r`, if any (for diagnostics).
     pub fn first(n: usize, r: &Rel) -> Option<(usize, usize)> {

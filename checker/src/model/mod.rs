@@ -334,4 +334,6 @@ impl MemoryModel {
 }
 
 #[cfg(test)]
+mod rel_tests;
+#[cfg(test)]
 mod tests;

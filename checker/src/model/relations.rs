@@ -46,17 +46,29 @@ impl Rel {
             *x |= *y;
         }
     }
+    /// The `b` with `(a, b)` in the relation, in order, word by word (only
+    /// the set bits: most rows are sparse).
+    #[inline]
+    fn successors(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+        self.row(a).iter().enumerate().flat_map(|(wi, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    b
+                })
+            })
+        })
+    }
     /// Relational composition `self ; o`.
     pub fn compose(&self, o: &Rel) -> Rel {
         let mut r = Rel::new(self.n);
+        let w = self.words;
         for a in 0..self.n {
-            for b in 0..self.n {
-                if self.has(a, b) {
-                    let (w, ow) = (self.words, o.row(b));
-                    let dst = &mut r.bits[a * w..(a + 1) * w];
-                    for (d, s) in dst.iter_mut().zip(ow) {
-                        *d |= *s;
-                    }
+            for b in self.successors(a) {
+                for j in 0..w {
+                    r.bits[a * w + j] |= o.bits[b * w + j];
                 }
             }
         }
@@ -66,8 +78,13 @@ impl Rel {
     pub fn closure(&self) -> Rel {
         let mut r = self.clone();
         let w = self.words;
+        let mut rowk = vec![0u64; w];
         for k in 0..self.n {
-            let rowk: Vec<u64> = r.row(k).to_vec();
+            rowk.copy_from_slice(r.row(k));
+            if rowk.iter().all(|&x| x == 0) {
+                // Nothing to pass on through k.
+                continue;
+            }
             for a in 0..self.n {
                 if r.has(a, k) {
                     for (d, s) in r.bits[a * w..(a + 1) * w].iter_mut().zip(&rowk) {
@@ -78,13 +95,75 @@ impl Rel {
         }
         r
     }
+    /// Intersection in place.
+    pub fn intersect_with(&mut self, o: &Rel) {
+        for (x, y) in self.bits.iter_mut().zip(&o.bits) {
+            *x &= *y;
+        }
+    }
+    /// Difference in place (`self \ o`).
+    pub fn subtract(&mut self, o: &Rel) {
+        for (x, y) in self.bits.iter_mut().zip(&o.bits) {
+            *x &= !*y;
+        }
+    }
+    /// The converse relation.
+    pub fn transpose(&self) -> Rel {
+        let mut r = Rel::new(self.n);
+        for a in 0..self.n {
+            for b in self.successors(a) {
+                r.add(b, a);
+            }
+        }
+        r
+    }
+    /// Whether the relation has no pair.
+    pub fn is_empty(&self) -> bool {
+        self.bits.iter().all(|&x| x == 0)
+    }
+    /// The number of nodes it ranges over.
+    pub fn size(&self) -> usize {
+        self.n
+    }
     /// Whether some node is related to itself.
     pub fn is_reflexive_somewhere(&self) -> bool {
         (0..self.n).any(|a| self.has(a, a))
     }
     /// Whether the relation has a cycle.
+    ///
+    /// By elimination (Kahn): nodes with no predecessor left are removed
+    /// until none is; a cycle remains exactly when some node stays. Linear
+    /// in the words of the matrix, where the closure was cubic.
     pub fn has_cycle(&self) -> bool {
-        self.closure().is_reflexive_somewhere()
+        let w = self.words;
+        // Predecessors per node, and the nodes still in.
+        let mut preds = vec![0u32; self.n];
+        for a in 0..self.n {
+            for wi in 0..w {
+                let mut bits = self.bits[a * w + wi];
+                while bits != 0 {
+                    preds[wi * 64 + bits.trailing_zeros() as usize] += 1;
+                    bits &= bits - 1;
+                }
+            }
+        }
+        let mut ready: Vec<usize> = (0..self.n).filter(|&a| preds[a] == 0).collect();
+        let mut removed = 0;
+        while let Some(a) = ready.pop() {
+            removed += 1;
+            for wi in 0..w {
+                let mut bits = self.bits[a * w + wi];
+                while bits != 0 {
+                    let b = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    preds[b] -= 1;
+                    if preds[b] == 0 {
+                        ready.push(b);
+                    }
+                }
+            }
+        }
+        removed < self.n
     }
     /// The relation restricted to pairs whose ends satisfy the predicates.
     pub fn filter(&self, keep: impl Fn(usize, usize) -> bool) -> Rel {

@@ -72,40 +72,71 @@ pub fn check_without_rf(
 /// asks it before [`prepare`]. The reads `unread` selects count as not
 /// given their writes yet (as in [`check_without_rf`]).
 pub fn coherent_enough(g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId) -> bool) -> bool {
-    let ns = Nodes::of(g, env);
-    let nodes = &ns.nodes;
-    let n = nodes.len();
-    let mut e = tab(n, |a, b| ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b));
-    let mut asmo = Rel::new(n);
-    for c in &ns.chains {
-        for (i, &a) in c.iter().enumerate() {
-            for &b in &c[i + 1..] {
-                if mutually_ordered(&ns, env, a, b) {
-                    asmo.add(a, b);
+    Coherence::of(g, env).holds(g, env, unread)
+}
+
+/// [`coherent_enough`] for many graphs with the same events (one
+/// combination's rf and mo choices): the nodes and `po-loc` are built
+/// once, rf and mo taken from each graph ([`Nodes::refresh`]).
+pub struct Coherence {
+    ns: Nodes,
+    po_loc: Rel,
+}
+
+impl Coherence {
+    /// The nodes of `g` and their `po & loc & vloc`.
+    pub fn of(g: &ExecutionGraph, env: &GpuEnv) -> Coherence {
+        let ns = Nodes::of(g, env);
+        let po_loc = tab(ns.nodes.len(), |a, b| {
+            ns.po(a, b) && ns.same_loc(a, b) && ns.same_vloc(a, b)
+        });
+        Coherence { ns, po_loc }
+    }
+
+    /// The nodes, with rf and mo of the graph last given to [`Coherence::holds`].
+    pub fn nodes(&self) -> &Nodes {
+        &self.ns
+    }
+
+    /// [`coherent_enough`] for `g` (the same events as the graph this was
+    /// built from).
+    pub fn holds(&mut self, g: &ExecutionGraph, env: &GpuEnv, unread: &dyn Fn(EventId) -> bool) -> bool {
+        self.ns.refresh(g);
+        let ns = &self.ns;
+        let nodes = &ns.nodes;
+        let n = nodes.len();
+        let mut e = self.po_loc.clone();
+        let mut asmo = Rel::new(n);
+        for c in &ns.chains {
+            for (i, &a) in c.iter().enumerate() {
+                for &b in &c[i + 1..] {
+                    if mutually_ordered(ns, env, a, b) {
+                        asmo.add(a, b);
+                    }
                 }
             }
         }
-    }
-    e.union_with(&asmo);
-    for &(w, r) in &ns.rf {
-        if unread(nodes[r].id) {
-            continue;
-        }
-        e.add(w, r);
-        if nodes[w].kind == NodeKind::Init {
-            for (b, node) in nodes.iter().enumerate() {
-                if b != w && node.is_write() && ns.same_loc(r, b) {
+        e.union_with(&asmo);
+        for &(w, r) in &ns.rf {
+            if unread(nodes[r].id) {
+                continue;
+            }
+            e.add(w, r);
+            if nodes[w].kind == NodeKind::Init {
+                for (b, node) in nodes.iter().enumerate() {
+                    if b != w && node.is_write() && ns.same_loc(r, b) {
+                        e.add(r, b);
+                    }
+                }
+            }
+            for b in 0..n {
+                if asmo.has(w, b) {
                     e.add(r, b);
                 }
             }
         }
-        for b in 0..n {
-            if asmo.has(w, b) {
-                e.add(r, b);
-            }
-        }
+        !e.has_cycle()
     }
-    !e.has_cycle()
 }
 
 /// `mutordatom` of nodes `a` and `b` of one location (`asmo = co &
@@ -204,8 +235,9 @@ pub fn prepare(g: &ExecutionGraph, env: &GpuEnv, chains_on: bool) -> Vec<Prepare
     prepare_nodes(&Nodes::of(g, env), env, chains_on)
 }
 
-/// [`prepare`] over nodes already built.
-fn prepare_nodes(ns: &Nodes, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
+/// [`prepare`] over nodes already built (for the graph whose rf of
+/// atomic reads is to be judged).
+pub fn prepare_nodes(ns: &Nodes, env: &GpuEnv, chains_on: bool) -> Vec<Prepared> {
     // syncbar: one relation per choice of how barriers with the same id
     // meet (Nodes::syncbar_choices). A control barrier's resource belongs to
     // its workgroup: barriers of different workgroups never meet, whatever
@@ -349,8 +381,19 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
     let av_at = |a: usize, l: u8| av(a) && level(a).is_some_and(|s| s >= l);
     let vis_at = |a: usize, l: u8| vis(a) && level(a).is_some_and(|s| s >= l);
     // Relations over threads: ssg, swg, sqf, int, ext.
+    // Each node's place, looked up once (`GpuEnv::same_group` hashes both
+    // threads on every call, and the tables below ask n² times).
+    let place: Vec<Option<[u32; 3]>> = (0..n)
+        .map(|a| thread(a).and_then(|t| env.places.get(&t).copied()))
+        .collect();
     let same = |a: usize, b: usize, l: u8| match (thread(a), thread(b)) {
-        (Some(x), Some(y)) => x == y || env.same_group(x, y, l),
+        (Some(x), Some(y)) => {
+            x == y
+                || match (&place[a], &place[b]) {
+                    (Some(pa), Some(pb)) => (l as usize..3).all(|i| pa[i] == pb[i]),
+                    _ => false,
+                }
+        }
         _ => false,
     };
     let ssg = tab(n, |a, b| same(a, b, 0));
@@ -448,9 +491,19 @@ fn prepare_with(ns: &Nodes, env: &GpuEnv, chains_on: bool, syncbar: &Rel) -> Pre
     // let ithbsemsc(SC, SEMSC) = (ssw | ([SEMSC]; sw; [SEMSC]) | ([SC | SEMSC]; po; [REL & SEMSC]) | ([ACQ & SEMSC]; po; [SC | SEMSC]))+
     // let hb = po | ithbsemsc(SC0, SEMSC0) | ... | ithbsemsc(SC0123, SEMSC0123)
     let mut hb = po.clone();
+    // Sets whose members are the same nodes give the same term: each
+    // distinct (SC, SEMSC) membership is closed once. A set no node has
+    // semantics for gives nothing beyond ssw (every other term needs a
+    // SEMSC node).
+    let mut done: Vec<(Vec<bool>, Vec<bool>)> = Vec::new();
     for set in 1u8..16 {
         let in_sc = |a: usize| sc(a, set);
         let in_sem = |a: usize| semsc_all(a, set);
+        let members = ((0..n).map(in_sc).collect(), (0..n).map(in_sem).collect::<Vec<bool>>());
+        if (!members.1.contains(&true) && env.ssw.is_empty()) || done.contains(&members) {
+            continue;
+        }
+        done.push(members);
         let sem = id(n, in_sem);
         let either = id(n, |a| in_sc(a) || in_sem(a));
         let t = unions(

@@ -21,12 +21,21 @@
 //!    validation), and every location every order of its writes; each such
 //!    graph is judged by the model's axioms, without acyclic(po ∪ rf).
 //!    Distinct consistent graphs are the executions.
-//! 4. The values the consistent executions write join the domains (a PTX
-//!    or Vulkan test's also the values of value-closed partial
+//! 4. The values the consistent executions write join the domains (run
+//!    thread by thread, also the values of value-closed partial
 //!    combinations, `cyclic/chains.rs`, so a value only a chain of writes
 //!    across threads reaches is promised); when a domain grew, the test
-//!    runs again (at most [`ROUNDS`] times, a PTX or Vulkan test up to once
-//!    per read it can make).
+//!    runs again (at most once per read it can make thread by thread,
+//!    [`ROUNDS`] times all at once).
+//!
+//! Under C11, three shortcuts keep a thread that rewrites and rereads
+//! memory of its own from multiplying its ways; each leaves out only
+//! graphs C11's coherence rejects: a location only one thread reaches is
+//! not promised (`cyclic/private.rs`), a run whose read reads a write its
+//! own thread's earlier accesses hide is cut at the read
+//! (`own_coherence.rs`), and the validation orders a thread's writes in po
+//! and skips rf choices two po-ordered reads cannot make together
+//! (`gpu_orders.rs`, `Rules::C`).
 //!
 //! A value that only a cycle of copies justifies (herd's symbolic `S8`: in
 //! herd's `thinair`, each thread stores what it read from the other) could
@@ -50,19 +59,20 @@ use scopecheck_checker::model::c11;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::opencl::{self, OpenClEnv};
 use scopecheck_checker::MemoryModel;
-use scopecheck_instrument::rt::{self, RunConfig, RunResult, StrategyChoice};
+use scopecheck_instrument::rt::{self, RunConfig, RunResult, StopCause, StrategyChoice};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
 mod chains;
 mod domains;
+mod private;
 mod result;
 mod rf_choices;
 mod settle;
 mod validation;
 
-use domains::{constants, writes_computed_values, written_by_ways};
+use domains::{constants, writes_computed_values};
 pub use result::{result, Setup};
 use settle::Settle;
 use validation::{loc_of, validate, without_ghost, Kept, Tally};
@@ -77,11 +87,6 @@ pub const DEFER_OVER: u64 = 64;
 
 /// Runs of the test with a grown value domain, at most.
 pub const ROUNDS: usize = 4;
-
-/// Rounds of a C or OpenCL test's thread-by-thread enumeration, at most
-/// (its domains grow by every value a thread can write, so a computed
-/// value that grows shows in the second round).
-pub const SPLIT_ROUNDS: usize = 2;
 
 /// Graphs (rf and mo choices) judged per run, at most.
 pub const MAX_GRAPHS: u64 = 2_000_000;
@@ -106,9 +111,9 @@ pub fn work_cap(run: &RunResult, user_max: Option<u64>, kept: usize, what: &str)
     }
     // The engine counts every execution it ran against the cap (blocked
     // ones and repeats too), so a run of mostly blocked executions stops
-    // there with fewer complete ones; its reason names the cap's value.
+    // there with fewer complete ones; its stop cause names the cap.
     let at_cap = run.stats.complete >= MAX_ENGINE_EXECUTIONS
-        || run.incomplete_reason.as_deref() == Some(&format!("stopped after max_executions = {MAX_ENGINE_EXECUTIONS}"));
+        || run.stop == Some(StopCause::MaxExecutions(MAX_ENGINE_EXECUTIONS));
     (!run.complete && user_max.is_none() && at_cap).then(|| {
         format!(
             "the po ∪ rf-cyclic enumeration's work cap: {what} ran {MAX_ENGINE_EXECUTIONS} executions with the \
@@ -199,7 +204,7 @@ enum Step2 {
 /// split cannot finish still gets the whole run's answer.
 pub fn explore(prog: &mut Program, model: CyclicModel, config: &RunConfig) -> Found {
     let start = Instant::now();
-    if super::gpu_split::ALL_AT_ONCE.load(std::sync::atomic::Ordering::Relaxed) {
+    if prog.cross_checks.all_at_once {
         return explore_as(prog, model, config, Step2::Whole);
     }
     let split = explore_as(prog, model, config, Step2::ThreadByThread);
@@ -223,6 +228,12 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
     // cross-checked instead: the executions found here without a cycle are
     // exactly the explorers' (tests/porf_cycles.rs).
     let strategy = StrategyChoice::Exhaustive;
+    // C11's coherence forbids, whatever the other threads do, a read of a
+    // write its own thread's earlier accesses hide: such runs are cut at
+    // the read (own_coherence.rs). Not OpenCL (po is in hb only for a
+    // location in a memory region, and a test may leave a location in
+    // none), nor the GPU models (not checked against this argument).
+    prog.own_coherence = matches!(model, CyclicModel::C11);
     let deadline = config.max_duration.map(|d| Instant::now() + d);
     let threads = prog.test.threads.len() as ThreadId;
     let ghost_thread = threads + 1;
@@ -263,6 +274,20 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         strategy,
         ..config.clone()
     };
+    // A C location only one thread can reach is never promised under C11
+    // (private.rs: po ⊆ hb there, so no read reads its thread's later
+    // write; not OpenCL, where that holds only inside a memory region); a
+    // GPU test's promises are limited by `writable` above.
+    let private: Vec<bool> = match (prog.test.gpu.as_ref(), model) {
+        (None, CyclicModel::C11) => {
+            let names = private::private_locations(prog.test);
+            domain
+                .iter()
+                .map(|(b, _, _)| names.contains(&prog.layout.names[*b as usize].0))
+                .collect()
+        }
+        _ => vec![false; domain.len()],
+    };
     let mut round = 0;
     // Why the thread-by-thread runs left paths out (split_lost.rs): the
     // executions found are kept, but the result is not complete.
@@ -272,7 +297,9 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         prog.ghost = domain
             .iter()
             .zip(&inits)
-            .map(|((b, e, d), init)| (*b, *e, d.iter().copied().filter(|v| v != init).collect()))
+            .zip(&private)
+            .filter(|(_, private)| !**private)
+            .map(|(((b, e, d), init), _)| (*b, *e, d.iter().copied().filter(|v| v != init).collect()))
             .collect();
         let p: &Program = prog;
         let config = RunConfig {
@@ -382,10 +409,10 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             again.set(tally.deferred && incomplete.is_none() && !second.get());
             incomplete.is_none()
         };
-        // Thread by thread, a C or OpenCL test's domains grow by every value
-        // a thread's way writes, not only the consistent executions': a
-        // thread alone reads another's value only from the domain (see
-        // `explore`).
+        // Thread by thread, the domains grow by the values of the
+        // value-closed partial combinations of the threads' ways
+        // (chains.rs), not only by the consistent executions': a thread
+        // alone reads another's value only from the domain (see `explore`).
         let mut way_values: Option<Vec<BTreeSet<u64>>> = None;
         let mut not_grown: Option<String> = None;
         let run = if step2 == Step2::ThreadByThread {
@@ -397,11 +424,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
                 _ => None,
             };
             let runs = super::gpu_split::run_threads(p, &config, vulkan);
-            if prog.test.gpu.is_none() {
-                way_values = Some(written_by_ways(prog, runs.graphs(), &domain, ghost_thread));
-            } else if runs.run.complete && runs.run.failures.is_empty() {
-                // A PTX or Vulkan test's domains grow by the values of the
-                // value-closed partial combinations (chains.rs).
+            if runs.run.complete && runs.run.failures.is_empty() {
                 match chains::grown(prog, &runs, &domain, &inits, &initial) {
                     Ok(v) => way_values = Some(v),
                     Err(why) => not_grown = Some(why),
@@ -512,14 +535,13 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
             }
             return found;
         }
-        // Thread by thread, a domain that still grows after SPLIT_ROUNDS
-        // is a value computed without bound: the whole run (with its
-        // consistent-only growth) is tried instead, see `explore`.
-        let last = match (step2, prog.test.gpu.is_none()) {
-            (Step2::ThreadByThread, true) => SPLIT_ROUNDS,
-            // One round per read a chain may pass a value through.
-            (Step2::ThreadByThread, false) => chains::rounds(prog.test, prog.unroll),
-            _ => ROUNDS,
+        // Thread by thread, one round per read a chain may pass a value
+        // through; a domain that still grows then is a value computed
+        // without bound: a C or OpenCL test is run whole instead (with its
+        // consistent-only growth), see `explore`.
+        let last = match step2 {
+            Step2::ThreadByThread => chains::rounds(prog.test, prog.unroll),
+            Step2::Whole => ROUNDS,
         };
         if round == last {
             found.incomplete = Some(format!(

@@ -73,7 +73,9 @@ pub fn check_drfrlx_test(file: &str, test: &Test, check: &Check, unroll: u32) ->
         final_order: Order::SeqCst,
         opencl: false,
         ghost: Vec::new(),
+        own_coherence: false,
         groups: groups.as_ref(),
+        cross_checks: Default::default(),
         split_rmws: None,
         cut_ways: None,
     };

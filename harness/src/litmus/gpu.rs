@@ -664,6 +664,13 @@ impl Decode<'_> {
                         self.args[2]
                     ))
                 })?;
+                // A barrier waiting for no thread would not be a barrier:
+                // refused rather than read as one that never waits.
+                if q == 0 {
+                    return Err(self.error(
+                        "a barrier's quorum (the threads it waits for) must be at least 1, found 0".to_string(),
+                    ));
+                }
                 (1, Some(q))
             }
             _ => {

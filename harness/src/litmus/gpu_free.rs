@@ -31,7 +31,6 @@ use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::GpuEnv;
 use scopecheck_checker::model::vulkan;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// A group's final states by the values its free reads took.
@@ -203,15 +202,6 @@ impl FreeReads<'_> {
 /// [`complete`] builds one by one, at most; past it, it builds a sample.
 pub const MAX_PRODUCT: u64 = 4096;
 
-/// Test switch: judge every execution [`complete`] builds as a whole graph
-/// too (the model's full check, with its races) and fail with an internal
-/// error when that disagrees with the location-by-location judgement.
-/// Off, only the split decides (exact for `vulkan.cat`, see the module
-/// comment): the whole judgement cost two full checks per execution, most
-/// of the time of a test with many free reads.
-#[doc(hidden)]
-pub static JUDGE_WHOLE: AtomicBool = AtomicBool::new(false);
-
 /// What [`complete`] may spend, and what it left out.
 pub struct Budget {
     /// Graphs judged or built, at most.
@@ -281,10 +271,12 @@ pub struct Built<'a> {
 /// `seek` (the state's question for values known in part, see
 /// `cyclic/settle.rs`) finds one among at most [`MAX_PRODUCT`] partial
 /// ways; the caller can then stop at once.
+#[allow(clippy::too_many_arguments)]
 pub fn complete(
     g: &mut ExecutionGraph,
     free: &FreeReads,
     env: &GpuEnv,
+    nodes: &mut vulkan::Coherence,
     chains_on: bool,
     budget: &mut Budget,
     seek: &dyn Fn(&[Option<u64>]) -> Option<bool>,
@@ -308,7 +300,7 @@ pub fn complete(
     // other reads, 88 per combination in `xf-barrier-cbar-rlx-2`, one
     // coherent): before any other work.
     spend(budget)?;
-    if !vulkan::coherent_enough(g, env, &is_free) {
+    if !nodes.holds(g, env, &is_free) {
         return Ok(());
     }
     // Candidates per free read: the writes of its location whose value
@@ -352,7 +344,7 @@ pub fn complete(
     // free reads consistent with the rest (the other locations' free
     // reads unread).
     let mut choices: Vec<Choice> = Vec::new();
-    for p in vulkan::prepare(g, env, chains_on) {
+    for p in vulkan::prepare_nodes(nodes.nodes(), env, chains_on) {
         // The rest alone (every free read unread) must hold already.
         spend(budget)?;
         if p.finish(&p.rf_of(g, &is_free)).is_err() {

@@ -1,5 +1,6 @@
 //! The orders of each location's writes that the po ∪ rf-cyclic
-//! enumeration (`cyclic.rs`'s `validate`) tries under a GPU model: only
+//! enumeration (`cyclic.rs`'s `validate`) tries under a GPU model, and
+//! under C11 ([`Rules::C`], below): only
 //! those that keep a thread's writes in program order where the model
 //! forces it and each RMW's atomicity under the rf choice tried
 //! ([`Atomicity`], found by [`search`]), instead of every permutation; and
@@ -18,9 +19,21 @@
 //!   `po ⊆ hb`), and `b` before `a` in mo would put `(b, a)` in `asmo`: a
 //!   cycle of `consistency-cycle` (`vulkan::coherent_enough` rejects it).
 //!
+//! - C11: always. `b` before `a` in mo with `a` po-before `b` (`a hb b`) is
+//!   a cycle of `mo ; hb`, which C11's Coh (`irreflexive((fr | mo) ; rf? ;
+//!   hb)`) rejects. An RMW reads its write's immediate mo-predecessor
+//!   (`irreflexive(fr ; mo)` and `irreflexive(mo ; rf)` on an RMW): no write
+//!   may come between, and the RMW's write never before the write it
+//!   reads. (Not OpenCL: its hb holds po only between accesses to a memory
+//!   region, and a test may leave a location in none.) And a
+//!   read never reads the initial write or an own write that an own write
+//!   po-between hides (`w mo w'` by the rule above, `w' hb r`: `fr ; hb`),
+//!   which [`Bound::possible`] says before any rf is tried.
+//!
 //! Every order left out is one the model's judge rejects whatever the rf,
 //! so the consistent executions are the same; `tests/litmus_gpu_orders.rs`
-//! checks it by running the public tests with [`EVERY_ORDER`] set too and
+//! checks it by running the public tests with every order too (the
+//! cross-check `CrossChecks::every_order` of the run's options) and
 //! comparing every outcome and count. A location with more
 //! than [`MAX_WRITES`] writes keeps every permutation, and its RMWs'
 //! atomicity is checked on each graph before the judge
@@ -31,19 +44,22 @@ use scopecheck_checker::event::{EventId, EventKind, Loc, ThreadId};
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::gpu::{GpuEnv, GpuOp, GpuOrder, Proxy};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 mod search;
-
-/// When set, every permutation of every location's writes is tried, as
-/// before this pruning: the cross-check of `tests/litmus_gpu_orders.rs`
-/// (the checker's self-test, not a user setting).
-pub static EVERY_ORDER: AtomicBool = AtomicBool::new(false);
 
 /// Writes of one location whose orders are searched ([`search`]), at most
 /// (the search keeps sets of writes as 64-bit masks); a location with more
 /// keeps every permutation and the check of [`Orders::atomic_ok`].
 pub const MAX_WRITES: usize = 64;
+
+/// Whose rules the orders keep (see the module comment).
+#[derive(Copy, Clone)]
+pub enum Rules<'a> {
+    /// A GPU hardware model, with the test's side table.
+    Gpu(GpuModel, &'a GpuEnv),
+    /// C11 (`c11`).
+    C,
+}
 
 /// The write orders to try, location by location, with the one tried now.
 pub struct Orders {
@@ -72,6 +88,10 @@ pub struct Bound {
     impossible: HashSet<(EventId, EventId)>,
     /// Each RMW's write part, by its read part.
     write_of: HashMap<EventId, EventId>,
+    /// Under C11 ([`Rules::C`]): the (earlier, later) pairs of one thread's
+    /// reads of one location, in po, whose rf choices coherence relates
+    /// ([`Bound::reads_back`]).
+    read_pairs: HashSet<(EventId, EventId)>,
 }
 
 impl Bound {
@@ -87,6 +107,9 @@ impl Bound {
     /// reads the other's write. The rf choices are enumerated without such
     /// pairs.
     pub fn conflict(&self, (a, wa): (EventId, EventId), (b, wb): (EventId, EventId)) -> bool {
+        if self.reads_back((a, wa), (b, wb)) || self.reads_back((b, wb), (a, wa)) {
+            return true;
+        }
         if a == b || !self.after.contains(&(a, wa)) || !self.after.contains(&(b, wb)) {
             return false;
         }
@@ -101,10 +124,30 @@ impl Bound {
     }
 }
 
+impl Bound {
+    /// Under C11: whether `r2`, po-after `r1` in its thread and of the same
+    /// location, reading `w2` while `r1` reads `w1` breaks coherence
+    /// whatever mo is: `w2` is then forced mo-before `w1` (the initial
+    /// write; a write po-before `w1` in `w1`'s thread, by `irreflexive(mo ;
+    /// hb)`; a write of the readers' thread po-before `r1`, which `r1`'s
+    /// read of `w1` puts mo-before `w1` by Coh), so `r2 fr w1`, `w1 rf r1`,
+    /// `r1 hb r2`: a cycle of `fr ; rf ; hb` (Coh). The rf choices are
+    /// enumerated without such pairs.
+    fn reads_back(&self, (r1, w1): (EventId, EventId), (r2, w2): (EventId, EventId)) -> bool {
+        if w1 == w2 || !self.read_pairs.contains(&(r1, r2)) {
+            return false;
+        }
+        w2.is_init()
+            || (!w1.is_init() && w2.thread == w1.thread && w2.index < w1.index)
+            || (w2.thread == r1.thread && w2.index < r1.index)
+    }
+}
+
 /// How one location's orders are found.
 enum LocOrders {
     /// Every permutation, walked lexicographically in place (not a GPU
-    /// model, [`EVERY_ORDER`], or more than [`MAX_WRITES`] writes); the
+    /// model, the cross-check of every order, or more than [`MAX_WRITES`]
+    /// writes); the
     /// atomicity of its RMWs is checked on each graph by [`Orders::atomic_ok`].
     Every(Loc),
     /// Only the orders that keep the forced pairs and each RMW's atomicity
@@ -136,7 +179,8 @@ enum LocOrders {
 /// and the write are in `mutordatom` (`locord` from the read to the
 /// write, `asmo` back to `w`, `rf` to the read: `consistency-cycle`).
 struct Atomicity {
-    model: GpuModel,
+    /// `None`: C11.
+    model: Option<GpuModel>,
     /// Per RMW: its read, its write, and its location's writes with the
     /// pairs the rule relates (read-or-write part, other write) as a set.
     rmws: Vec<(EventId, EventId, Loc)>,
@@ -145,13 +189,23 @@ struct Atomicity {
 
 impl Orders {
     /// The orders of `locs`' writes (each location's writes of `base`)
-    /// under `model`; with `model` `None` (not a GPU model), every
-    /// permutation.
-    pub fn new(base: &ExecutionGraph, model: Option<(GpuModel, &GpuEnv)>, locs: &[(Loc, Vec<EventId>)]) -> Orders {
-        let model = model.filter(|_| !EVERY_ORDER.load(Ordering::Relaxed));
-        let before = model.map(|(m, env)| forced(base, m, env));
-        let atomicity = model.map(|(m, env)| Atomicity::of(base, m, env));
+    /// under `rules`; with `rules` `None` or `every_order` (the run's
+    /// cross-check, `CrossChecks::every_order`), every permutation, as
+    /// before this pruning.
+    pub fn new(base: &ExecutionGraph, rules: Option<Rules>, every_order: bool, locs: &[(Loc, Vec<EventId>)]) -> Orders {
+        let rules = rules.filter(|_| !every_order);
+        let before = rules.map(|r| match r {
+            Rules::Gpu(m, env) => forced(base, m, env),
+            Rules::C => in_po(base),
+        });
+        let atomicity = rules.map(|r| match r {
+            Rules::Gpu(m, env) => Atomicity::of(base, m, env),
+            Rules::C => Atomicity::c(base),
+        });
         let mut bound = Bound::default();
+        if let (Some(Rules::C), Some(before)) = (rules, &before) {
+            hidden_writes(base, before, &mut bound);
+        }
         let locs = locs
             .iter()
             .map(|(loc, ws)| match (&before, &atomicity) {
@@ -297,7 +351,77 @@ fn forced(base: &ExecutionGraph, model: GpuModel, env: &GpuEnv) -> Vec<(EventId,
     out
 }
 
+/// Every (earlier, later) pair of one thread's writes to one location, in
+/// po: the pairs C11 keeps in mo.
+fn in_po(base: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+    let mut out = Vec::new();
+    for t in 0..base.num_threads() as ThreadId {
+        let writes: Vec<(EventId, Loc)> = base
+            .thread_events(t)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_write().map(|w| (EventId::new(t, i as u32), w.loc)))
+            .collect();
+        for (k, &(a, la)) in writes.iter().enumerate() {
+            out.extend(writes[k + 1..].iter().filter(|(_, lb)| *lb == la).map(|&(b, _)| (a, b)));
+        }
+    }
+    out
+}
+
+/// Under C11, the (read, write) pairs no rf may hold: a read of
+/// the initial write, or of an own write `w`, with an own write `w'` of the
+/// location po-between (`before` holds `(w, w')`; the initial write is
+/// mo-first): `w mo w'`, so `r fr w'`, and `w' hb r` (module comment).
+/// And the pairs of reads whose rf choices [`Bound::reads_back`] judges.
+fn hidden_writes(base: &ExecutionGraph, before: &[(EventId, EventId)], bound: &mut Bound) {
+    for t in 0..base.num_threads() as ThreadId {
+        // The thread's writes and reads so far, per location, in po.
+        let mut so_far: HashMap<Loc, Vec<EventId>> = HashMap::new();
+        let mut read: HashMap<Loc, Vec<EventId>> = HashMap::new();
+        for (i, e) in base.thread_events(t).iter().enumerate() {
+            let id = EventId::new(t, i as u32);
+            match &e.kind {
+                EventKind::Write(w) => so_far.entry(w.loc).or_default().push(id),
+                EventKind::Read(r) => {
+                    let earlier = read.entry(r.loc).or_default();
+                    bound.read_pairs.extend(earlier.iter().map(|&r1| (r1, id)));
+                    earlier.push(id);
+                    let Some(own) = so_far.get(&r.loc).filter(|o| !o.is_empty()) else {
+                        continue;
+                    };
+                    bound.impossible.insert((id, EventId::INIT));
+                    let last = *own.last().expect("not empty");
+                    for &w in &own[..own.len() - 1] {
+                        debug_assert!(before.contains(&(w, last)));
+                        bound.impossible.insert((id, w));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 impl Atomicity {
+    /// C11's atomicity: every RMW reads its write's immediate mo-predecessor
+    /// (module comment).
+    fn c(base: &ExecutionGraph) -> Atomicity {
+        let mut rmws = Vec::new();
+        for t in 0..base.num_threads() as ThreadId {
+            for (i, e) in base.thread_events(t).iter().enumerate() {
+                if let Some(w) = e.as_write().filter(|w| w.rmw && i > 0) {
+                    rmws.push((EventId::new(t, i as u32 - 1), EventId::new(t, i as u32), w.loc));
+                }
+            }
+        }
+        Atomicity {
+            model: None,
+            rmws,
+            related: HashSet::new(),
+        }
+    }
+
     fn of(base: &ExecutionGraph, model: GpuModel, env: &GpuEnv) -> Atomicity {
         // Every access with its attributes (as `Nodes::of` looks them up).
         let mut acc: Vec<(EventId, ThreadId, Loc, bool, GpuOrder, &GpuOp)> = Vec::new();
@@ -363,18 +487,26 @@ impl Atomicity {
                 }
             }
         }
-        Atomicity { model, rmws, related }
+        Atomicity {
+            model: Some(model),
+            rmws,
+            related,
+        }
     }
 
     /// Whether every graph in which the RMW (read `r`, write `wr`) reads
     /// `w` and mo puts the write `x` between `w` and `wr` is one the
     /// model's judge rejects (the rules of [`Atomicity`]).
     fn between_rejected(&self, r: EventId, w: EventId, x: EventId, wr: EventId) -> bool {
+        let Some(model) = self.model else {
+            // C11: no write at all.
+            return true;
+        };
         let with_w = w.is_init() || self.related.contains(&(w, x));
         if !with_w || !self.related.contains(&(x, wr)) {
             return false;
         }
-        match self.model {
+        match model {
             GpuModel::Ptx60 | GpuModel::Ptx75 => self.related.contains(&(r, x)),
             // Another thread's write (`atomic`), or one of the RMW's own
             // thread po-before it (`consistency-cycle`).
@@ -386,10 +518,14 @@ impl Atomicity {
     /// the write `w` and mo puts `wr` before `w` is one the model's judge
     /// rejects (see [`Atomicity`]).
     fn reversed_rejected(&self, r: EventId, w: EventId, wr: EventId) -> bool {
+        let Some(model) = self.model else {
+            // C11: never.
+            return true;
+        };
         if w.is_init() {
             return true;
         }
-        match self.model {
+        match model {
             GpuModel::Ptx60 | GpuModel::Ptx75 => self.related.contains(&(r, w)) && self.related.contains(&(w, wr)),
             GpuModel::Vulkan | GpuModel::VulkanNoChains => self.related.contains(&(w, wr)),
         }

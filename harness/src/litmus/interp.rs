@@ -254,6 +254,9 @@ pub struct Program<'a> {
     /// Work-group barriers and local memory on the engine's models
     /// (`workgroups.rs`); `None` for a test without either, or under `opencl`.
     pub groups: Option<&'a super::workgroups::WorkGroups>,
+    /// The checker's cross-checks of its own shortcuts the run asked for
+    /// (read by the po ∪ rf-cyclic enumeration, `cyclic.rs`).
+    pub cross_checks: super::run::CrossChecks,
     /// Set for a thread's runs alone with the promising thread
     /// (`gpu_split.rs`): its RMWs run as a load and a store, logged here
     /// to be joined into RMWs after the run (`split_rmw.rs`).
@@ -262,6 +265,11 @@ pub struct Program<'a> {
     /// (`gpu_split.rs`): the prefixes of the runs a loop discards at the
     /// unroll bound, for the domains' growth (`cut_ways.rs`).
     pub cut_ways: Option<super::cut_ways::Log>,
+    /// Set while the po ∪ rf-cyclic enumerator runs a C test under C11: a
+    /// test thread's read of an initial or own write that the thread's
+    /// earlier accesses to the location hide gives the execution up at
+    /// once (`own_coherence.rs`: no consistent execution has one).
+    pub own_coherence: bool,
 }
 
 /// Where thread `t` of the test runs: a host thread without a placement; a
@@ -335,7 +343,10 @@ impl Program<'_> {
             // Spawned last, so the test's threads keep their engine ids
             // (1..) and the main thread's prefix before this spawn holds
             // every other thread's start.
-            let ghost = (!self.ghost.is_empty()).then(|| {
+            // Under C11 the promising thread is spawned even with nothing
+            // to store (every location private: cyclic/private.rs): the
+            // enumeration finds the test's threads by its spawn.
+            let ghost = (!self.ghost.is_empty() || self.own_coherence).then(|| {
                 s.spawn(move || {
                     for (base, elem, values) in &self.ghost {
                         for &v in values {

@@ -239,7 +239,9 @@ impl Prog<'_> {
             final_order: scopecheck_checker::event::Order::Relaxed,
             opencl: true,
             ghost: Vec::new(),
+            own_coherence: false,
             groups: None,
+            cross_checks: Default::default(),
             split_rmws: None,
             cut_ways: None,
         };

@@ -55,6 +55,7 @@ pub(crate) mod limits;
 // Public: the liveness check (`scopecheck --liveness`), for the command.
 pub mod liveness;
 pub(crate) mod opencl;
+pub(crate) mod own_coherence;
 pub(crate) mod unsequenced;
 // Public: herd-style text and DOT pictures of results, for the command.
 pub mod output;
@@ -68,16 +69,10 @@ pub(crate) mod warnings;
 pub(crate) mod workgroups;
 
 pub use drfrlx::{check_drfrlx_file, check_drfrlx_source, check_drfrlx_test};
-#[doc(hidden)]
-pub use gpu_free::JUDGE_WHOLE;
-#[doc(hidden)]
-pub use gpu_orders::EVERY_ORDER;
-#[doc(hidden)]
-pub use gpu_split::ALL_AT_ONCE;
 pub use interp::{holds, FinalState};
 pub use limits::read_source;
 pub use parser::{parse, ParseError};
-pub use run::{check_file, check_source, check_test, LitmusModel, Options, TestError, TestResult};
+pub use run::{check_file, check_source, check_test, CrossChecks, LitmusModel, Options, TestError, TestResult};
 pub use warnings::of as warnings_of;
 
 /// The identifiers of litmus text `src` after its header line (the test's

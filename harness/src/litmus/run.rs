@@ -26,7 +26,7 @@ mod options;
 mod result;
 mod validate;
 
-pub use options::{LitmusModel, Options};
+pub use options::{CrossChecks, LitmusModel, Options};
 pub use result::{TestError, TestResult};
 pub(super) use validate::{validate, Front};
 
@@ -110,7 +110,9 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         // Declarative models read the final state from the judged graph.
         opencl: matches!(model, LitmusModel::OpenCl | LitmusModel::Gpu(_)),
         ghost: Vec::new(),
+        own_coherence: false,
         groups: groups.as_ref(),
+        cross_checks: opts.cross_checks,
         split_rmws: None,
         cut_ways: None,
     };

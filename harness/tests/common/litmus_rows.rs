@@ -3,7 +3,7 @@
 //! reader and comparison (`litmus::expect`), not a copy of them.
 
 use scopecheck::litmus::expect::{self, Verdict};
-use scopecheck::litmus::{check_file, check_source, liveness, LitmusModel, Options, TestResult};
+use scopecheck::litmus::{check_file, check_source, liveness, CrossChecks, LitmusModel, Options, TestResult};
 use std::path::{Path, PathBuf};
 
 /// The folder `corpus/NAME` of the repository.
@@ -11,11 +11,23 @@ pub fn corpus_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(name)
 }
 
-/// The shared GPU corpus (`../shared/litmus/gpu`), when this checkout has
-/// it beside it (a clean clone on another machine may not).
+/// The shared GPU corpus: `SCOPECHECK_GPU_CORPUS` when set, else
+/// `../shared/litmus/gpu` beside the checkout; `None`, said on stderr, when
+/// it is not there (a clean clone on another machine: it is not vendored).
 pub fn shared_gpu_corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus/gpu");
-    dir.join("expected.tsv").is_file().then_some(dir)
+    let dir = match std::env::var_os("SCOPECHECK_GPU_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus/gpu"),
+    };
+    if dir.join("expected.tsv").is_file() {
+        return Some(dir);
+    }
+    eprintln!(
+        "skipped: the public GPU corpus is not at {} (it is not vendored: its README gives no permission to copy \
+         it into the repository); set SCOPECHECK_GPU_CORPUS to run this test",
+        dir.display()
+    );
+    None
 }
 
 /// Options that run `model` (a name `--model` accepts) and nothing else.
@@ -30,9 +42,28 @@ pub fn model_options(model: &str) -> Options {
     }
 }
 
+/// [`model_options`] with the checker's cross-checks `checks`.
+pub fn cross_checked(model: &str, checks: CrossChecks) -> Options {
+    Options {
+        cross_checks: checks,
+        ..model_options(model)
+    }
+}
+
 /// The result of litmus source `src` (named `name` in errors) under `model`.
 pub fn run_source(name: &str, src: &str, model: &str) -> TestResult {
-    check_source(name, src, &model_options(model)).unwrap_or_else(|e| panic!("{name}: {}", e.located(name)))
+    run_source_with(name, src, &model_options(model))
+}
+
+/// The result of litmus source `src` (named `name` in errors) with `opts`.
+pub fn run_source_with(name: &str, src: &str, opts: &Options) -> TestResult {
+    check_source(name, src, opts).unwrap_or_else(|e| panic!("{name}: {}\n{src}", e.located(name)))
+}
+
+/// The result of the litmus file at `path` with `opts`, read by the
+/// command's own reader (`check_file`).
+pub fn run_path(path: &Path, opts: &Options) -> TestResult {
+    check_file(path, opts).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.located(&path.display().to_string())))
 }
 
 /// The result of the file `file` of folder `dir` under `model`.
@@ -93,11 +124,13 @@ pub fn every_row_agrees(dir: &Path) -> usize {
 }
 
 /// Everything a run reports about its executions: completeness and why
-/// not, failures, verdict, counts and the final states with theirs. Two
-/// ways of enumerating one test must give the same summary.
+/// not, failures, verdict, counts (racy and po ∪ rf-cyclic ones too) and
+/// the final states with theirs. Two ways of enumerating one test must
+/// give the same summary.
 pub fn summary(r: &TestResult) -> String {
     format!(
-        "complete {} {:?} failures {} verdict {:?} executions {} positive {} negative {} states {:?}",
+        "complete {} {:?} failures {} verdict {:?} executions {} positive {} negative {} racy {} porf-cyclic {} \
+         states {:?}",
         r.complete,
         r.incomplete_reason,
         r.failures.len(),
@@ -105,22 +138,25 @@ pub fn summary(r: &TestResult) -> String {
         r.executions,
         r.positive,
         r.negative,
+        r.racy_executions,
+        r.porf_cyclic,
         r.states
     )
 }
 
-/// Held while a run sets one of the litmus front end's global switches
-/// (`ALL_AT_ONCE`, `JUDGE_WHOLE`), so that tests of one binary, which run
-/// in parallel, do not see each other's setting.
-static SWITCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// `run()` with `switch` set when `on` (and cleared after), holding
-/// [`SWITCH`] meanwhile.
-pub fn with_switch<T>(switch: &std::sync::atomic::AtomicBool, on: bool, run: impl FnOnce() -> T) -> T {
-    use std::sync::atomic::Ordering;
-    let _held = SWITCH.lock().unwrap_or_else(|e| e.into_inner());
-    switch.store(on, Ordering::Relaxed);
-    let r = run();
-    switch.store(false, Ordering::Relaxed);
-    r
+/// Asserts that `r` is complete, without failure, with exactly these
+/// counts and verdict.
+#[track_caller]
+pub fn exact(r: &TestResult, executions: u64, positive: u64, verdict: bool) {
+    assert!(r.complete, "{} {}: {:?}", r.name, r.model, r.incomplete_reason);
+    assert_eq!(r.incomplete_reason, None, "{}", r.name);
+    assert!(r.failures.is_empty(), "{}: {:?}", r.name, r.failures);
+    assert_eq!(
+        (r.executions, r.positive, r.negative),
+        (executions, positive, executions - positive),
+        "{} {}",
+        r.name,
+        r.model
+    );
+    assert_eq!(r.verdict(), Some(verdict), "{} {}", r.name, r.model);
 }

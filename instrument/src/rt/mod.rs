@@ -41,7 +41,7 @@ pub use ops::{
     spin, spin_on, tick, with_current_graph, wrong_answer, yield_now,
 };
 pub use runner::{check_not_nested, run, run_parallel, run_with};
-pub use scopecheck_checker::driver::{validate_strategy, RunConfig, RunResult, StrategyChoice};
+pub use scopecheck_checker::driver::{validate_strategy, RunConfig, RunResult, StopCause, StrategyChoice};
 pub use stacks::stacks_made;
 
 // What the files of the runtime share with one another, named here once

@@ -6,7 +6,20 @@ use crate::raw_atomic::alloc;
 use crate::rt;
 use scopecheck_checker::event::{Loc, LocKind, Order, RmwOp, SourceLoc, Value};
 use std::fmt;
-use std::sync::LockResult;
+use std::sync::{LockResult, PoisonError};
+use std::time::Duration;
+
+/// Whether a [`Condvar::wait_timeout`] ended by its timeout (loom's type of
+/// the same name: std's `WaitTimeoutResult` cannot be built outside std).
+#[derive(Debug, PartialEq, Eq, Copy, Clone)]
+pub struct WaitTimeoutResult(bool);
+
+impl WaitTimeoutResult {
+    /// Whether the wait ended because the timeout elapsed.
+    pub fn timed_out(&self) -> bool {
+        self.0
+    }
+}
 
 /// Shim for `std::sync::Condvar`: waits for a notification while releasing
 /// a [`Mutex`](super::Mutex).
@@ -25,9 +38,11 @@ use std::sync::LockResult;
 /// * Wake-ups without any notification are not explored, although std
 ///   allows them: code that treats every return from `wait` as proof that
 ///   its condition holds can pass here and still be wrong.
-/// * `wait_timeout`, `wait_timeout_ms` and `wait_timeout_while` are left
-///   out: the checker has no clock, and their result type,
-///   `std::sync::WaitTimeoutResult`, cannot be built outside std.
+/// * The checker has no clock: [`wait_timeout`](Condvar::wait_timeout) and
+///   [`wait_timeout_while`](Condvar::wait_timeout_while) explore both a
+///   timeout at once (whatever the duration) and the wait for a
+///   notification; their result is this module's [`WaitTimeoutResult`]
+///   (loom's), since std's cannot be built outside std.
 pub struct Condvar {
     /// The sequence number: starts at 1, and each notification adds 1.
     seq: Loc,
@@ -72,6 +87,62 @@ impl Condvar {
         }
         acquire_word(word, LOCKED, src);
         Ok(guard)
+    }
+
+    /// Like [`wait`](Condvar::wait), but the wait may also end by the
+    /// timeout: with no clock, the checker explores both a timeout at once
+    /// (the mutex is unlocked and locked again, `timed_out()` is true), as
+    /// std allows for any `dur` since a notification may come late, and the
+    /// wait for a notification (`timed_out()` false). loom only does the
+    /// latter. Still as loom: when no thread is left to notify, the waiting
+    /// branch is reported as a deadlock, although std would time out there
+    /// (the timeout branch is explored and passes; telling the two apart
+    /// needs the deadlock detector to end such a wait by its timeout).
+    #[track_caller]
+    pub fn wait_timeout<'a, T>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        dur: Duration,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        let _ = dur;
+        self.born.check("a Condvar");
+        let src = SourceLoc::caller();
+        if crate::choice::spurious_wake(src) {
+            let word = guard.lock.word;
+            release_word(word, src);
+            acquire_word(word, LOCKED, src);
+            return Ok((guard, WaitTimeoutResult(true)));
+        }
+        self.wait(guard)
+            .map(|g| (g, WaitTimeoutResult(false)))
+            .map_err(|e| PoisonError::new((e.into_inner(), WaitTimeoutResult(false))))
+    }
+
+    /// Waits while `condition` holds, as [`wait_while`](Condvar::wait_while),
+    /// or until a wait times out (see [`wait_timeout`](Condvar::wait_timeout)):
+    /// then the condition is checked once more, and the result says whether
+    /// it still held.
+    #[track_caller]
+    pub fn wait_timeout_while<'a, T, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+        mut condition: F,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        while condition(&mut *guard) {
+            let (g, r) = self.wait_timeout(guard, dur)?;
+            guard = g;
+            // As std: after the timeout the condition is checked once more,
+            // and only if it still holds does the result say "timed out".
+            if r.timed_out() {
+                let still = condition(&mut *guard);
+                return Ok((guard, WaitTimeoutResult(still)));
+            }
+        }
+        Ok((guard, WaitTimeoutResult(false)))
     }
 
     /// Waits while `condition` holds for the data (checked with the mutex

@@ -1,6 +1,9 @@
-//! Step 4 for PTX and Vulkan tests: the domains grow by the values of the
+//! Step 4 thread by thread: the domains grow by the values of the
 //! *value-closed partial combinations* of the threads' ways, not only by
-//! the values of the consistent executions.
+//! the values of the consistent executions. (C and OpenCL tests grew by
+//! every value any way wrote, which never settles on a value computed
+//! from a value read: a compare-exchange counter ran whole, into the work
+//! cap; the rule below is the same for every dialect.)
 //!
 //! Thread by thread (`gpu_split.rs`), a thread alone reads another
 //! thread's value only from the domain. Growing the domain only by what
@@ -57,16 +60,16 @@ enum Step {
     Write(usize, u64),
 }
 
-/// Most rounds a PTX or Vulkan test runs, whatever its reads allow.
-pub(super) const MAX_GPU_ROUNDS: usize = 64;
+/// Most rounds a test runs thread by thread, whatever its reads allow.
+pub(super) const MAX_SPLIT_ROUNDS: usize = 64;
 
-/// The rounds a PTX or Vulkan test may need: a consistent execution is
+/// The rounds a test may need thread by thread: a consistent execution is
 /// reached after at most one round per read (module docs) and found in
 /// the next; `unroll` bounds the iterations of each loop. At least
-/// [`ROUNDS`], at most [`MAX_GPU_ROUNDS`].
+/// [`ROUNDS`], at most [`MAX_SPLIT_ROUNDS`].
 pub(super) fn rounds(test: &Test, unroll: u32) -> usize {
     let reads: u64 = test.threads.iter().map(|t| reads_in(&t.body, unroll as u64)).sum();
-    (reads.saturating_add(1).min(MAX_GPU_ROUNDS as u64) as usize).max(ROUNDS)
+    (reads.saturating_add(1).min(MAX_SPLIT_ROUNDS as u64) as usize).max(ROUNDS)
 }
 
 /// Memory reads `ss` can make in one run, at most, a loop taken `unroll`
@@ -181,7 +184,9 @@ pub(super) fn grown(
     }
     let mut out = vec![BTreeSet::new(); domain.len()];
     let mut pick = vec![0usize; ways.len()];
-    let mut seen: HashSet<(usize, u64)> = HashSet::new();
+    // Every combination adds its pairs: hashed with `PairHasher`, not SipHash
+    // (most of the growth's time on a spin loop's 35,721 combinations).
+    let mut seen: HashSet<(usize, u64), std::hash::BuildHasherDefault<PairHasher>> = HashSet::default();
     loop {
         let combo: Vec<&[Step]> = pick.iter().zip(&ways).map(|(&p, w)| w[p].as_slice()).collect();
         closed_writes(&combo, inits, initial, &mut seen);
@@ -247,7 +252,7 @@ fn maximal(distinct: BTreeSet<Vec<Step>>) -> Vec<Vec<Step>> {
 /// again from nothing, until every assumption left is borne out: the
 /// largest set of such cycles, and no read justified only by a write that
 /// never happens.
-fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], out: &mut HashSet<(usize, u64)>) {
+fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], out: &mut impl Extend<(usize, u64)>) {
     let mut assumed: Vec<Vec<bool>> = combo
         .iter()
         .map(|w| {
@@ -258,8 +263,8 @@ fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], ou
         .collect();
     loop {
         let len = grow(combo, inits, &assumed);
-        // Writes of each grown way.
-        let made: Vec<HashSet<(usize, u64)>> = combo
+        // Writes of each grown way (a few each: a list, not a hash set).
+        let made: Vec<Vec<(usize, u64)>> = combo
             .iter()
             .zip(&len)
             .map(|(w, &n)| {
@@ -298,7 +303,8 @@ fn closed_writes(combo: &[&[Step]], inits: &[u64], initial: &[BTreeSet<u64>], ou
 /// How far each way of `combo` grows from nothing: over writes, reads of
 /// initial values or of values a grown write wrote, and reads `assumed`.
 fn grow(combo: &[&[Step]], inits: &[u64], assumed: &[Vec<bool>]) -> Vec<usize> {
-    let mut written: HashSet<(usize, u64)> = inits.iter().copied().enumerate().collect();
+    // The pairs written so far (a few: a list, not a hash set).
+    let mut written: Vec<(usize, u64)> = inits.iter().copied().enumerate().collect();
     let mut len = vec![0usize; combo.len()];
     loop {
         let mut grew = false;
@@ -306,7 +312,9 @@ fn grow(combo: &[&[Step]], inits: &[u64], assumed: &[Vec<bool>]) -> Vec<usize> {
             while let Some(s) = w.get(*n) {
                 match *s {
                     Step::Write(d, v) => {
-                        written.insert((d, v));
+                        if !written.contains(&(d, v)) {
+                            written.push((d, v));
+                        }
                     }
                     Step::Read(d, v) if written.contains(&(d, v)) || assumed[k][*n] => {}
                     Step::Read(..) => break,
@@ -318,6 +326,28 @@ fn grow(combo: &[&[Step]], inits: &[u64], assumed: &[Vec<bool>]) -> Vec<usize> {
         if !grew {
             return len;
         }
+    }
+}
+
+/// A hasher for (domain entry, value) pairs: one multiply per word
+/// (the pairs are small integers; no hostile input reaches this set).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
     }
 }
 

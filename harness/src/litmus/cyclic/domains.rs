@@ -35,7 +35,8 @@ pub(super) fn writes_computed_values(test: &Test) -> bool {
             }
             StmtKind::If { cond, then, els } => in_expr(cond) || in_stmts(then) || in_stmts(els),
             StmtKind::While { cond, body } => in_expr(cond) || in_stmts(body),
-            _ => false,
+            StmtKind::Block(body) => in_stmts(body),
+            StmtKind::Decl { init: None, .. } | StmtKind::Fence { .. } | StmtKind::Barrier { .. } => false,
         })
     }
     test.threads.iter().any(|t| in_stmts(&t.body))
@@ -88,7 +89,8 @@ pub(super) fn constants(test: &Test) -> BTreeSet<u64> {
                     expr(cond, out);
                     stmts(body, out);
                 }
-                _ => {}
+                StmtKind::Block(body) => stmts(body, out),
+                StmtKind::Decl { init: None, .. } | StmtKind::Fence { .. } | StmtKind::Barrier { .. } => {}
             }
         }
     }
@@ -110,28 +112,6 @@ pub(super) fn constants(test: &Test) -> BTreeSet<u64> {
         prop(&c.prop, &mut out);
         if let Some(f) = &c.filter {
             prop(f, &mut out);
-        }
-    }
-    out
-}
-
-/// Per domain entry, the values the test's threads write in `graphs`
-/// (the promising thread's stores left out).
-pub(super) fn written_by_ways<'g>(
-    prog: &Program,
-    graphs: impl Iterator<Item = &'g ExecutionGraph>,
-    domain: &[(u32, u32, BTreeSet<u64>)],
-    ghost: ThreadId,
-) -> Vec<BTreeSet<u64>> {
-    let mut out = vec![BTreeSet::new(); domain.len()];
-    for g in graphs {
-        for (i, (b, e, _)) in domain.iter().enumerate() {
-            let Some(loc) = loc_of(prog, g, *b, *e) else { continue };
-            for &w in &g.loc(loc).expect("loc").mo {
-                if w.thread != ghost {
-                    out[i].insert(g.write_value(loc, w));
-                }
-            }
         }
     }
     out

@@ -5,7 +5,7 @@
 use super::rf_choices::RfChoices;
 use super::settle::Settle;
 use super::*;
-use crate::litmus::gpu_orders::Orders;
+use crate::litmus::gpu_orders::{Orders, Rules};
 
 /// What the validation may spend and what it rejected.
 pub(super) struct Tally {
@@ -137,11 +137,14 @@ pub(super) fn validate(
     // The operands of one C operator are not sequenced (unsequenced.rs).
     let unsequenced = operands.pairs(base, prog.test.threads.len() as ThreadId);
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
-    let gpu_env = match model {
-        CyclicModel::Gpu(m, env) => Some((m, env)),
-        _ => None,
+    let rules = match model {
+        CyclicModel::Gpu(m, env) => Some(Rules::Gpu(m, env)),
+        CyclicModel::C11 => Some(Rules::C),
+        // Not OpenCL: a location outside both memory regions has no po in
+        // hb, so neither rule of `Rules::C` holds for it.
+        CyclicModel::OpenCl(_) => None,
     };
-    let mut orders = Orders::new(base, gpu_env, &locs);
+    let mut orders = Orders::new(base, rules, prog.cross_checks.every_order, &locs);
     let mut g = base.clone();
     let bound = orders.bound().clone();
     // Writes an RMW can never read whatever the rest (gpu_orders.rs).
@@ -152,6 +155,9 @@ pub(super) fn validate(
         }
     }
     let conflict = |a, b| bound.conflict(a, b);
+    // The nodes of this combination's graphs, built once for all its rf
+    // and mo choices (gpu_free.rs).
+    let mut nodes: Option<scopecheck_checker::model::vulkan::Coherence> = None;
     let Some(mut rf) = RfChoices::first(&reads, &conflict) else {
         return Ok(());
     };
@@ -203,7 +209,7 @@ pub(super) fn validate(
                     defer_over: tally.defer_over,
                     deferred: tally.deferred,
                 };
-                let whole = gpu_free::JUDGE_WHOLE.load(std::sync::atomic::Ordering::Relaxed);
+                let whole = prog.cross_checks.judge_whole;
                 // The locations' final values and the other registers do
                 // not depend on the free reads.
                 let located = final_locations(prog, &g, state.clone());
@@ -216,41 +222,51 @@ pub(super) fn validate(
                 };
                 let mut fault = None;
                 let mut go_on = true;
-                let r = gpu_free::complete(&mut g, f, env, m == GpuModel::Vulkan, &mut budget, &seek, &mut |b| {
-                    if whole {
-                        // The test switch: the split must agree with the
-                        // whole graph's judgement, races and all.
-                        match judge.judge(b.graph) {
-                            Err(axiom) => {
-                                fault = Some(format!(
-                                    "internal error of the checker (not of the test): an execution built \
+                let nodes = nodes.get_or_insert_with(|| scopecheck_checker::model::vulkan::Coherence::of(&g, env));
+                let r = gpu_free::complete(
+                    &mut g,
+                    f,
+                    env,
+                    nodes,
+                    m == GpuModel::Vulkan,
+                    &mut budget,
+                    &seek,
+                    &mut |b| {
+                        if whole {
+                            // The test switch: the split must agree with the
+                            // whole graph's judgement, races and all.
+                            match judge.judge(b.graph) {
+                                Err(axiom) => {
+                                    fault = Some(format!(
+                                        "internal error of the checker (not of the test): an execution built \
                                      location by location violates {axiom} as a whole"
-                                ));
-                                return false;
-                            }
-                            Ok(races) if races != b.races => {
-                                fault = Some(format!(
-                                    "internal error of the checker (not of the test): an execution built \
+                                    ));
+                                    return false;
+                                }
+                                Ok(races) if races != b.races => {
+                                    fault = Some(format!(
+                                        "internal error of the checker (not of the test): an execution built \
                                      location by location has races {:?}, as a whole {races:?}",
-                                    b.races
-                                ));
-                                return false;
+                                        b.races
+                                    ));
+                                    return false;
+                                }
+                                Ok(_) => {}
                             }
-                            Ok(_) => {}
                         }
-                    }
-                    let Some(st) = f.state(&located, b.values) else {
-                        return true;
-                    };
-                    go_on = keep(Kept {
-                        graph: b.graph,
-                        state: st,
-                        cyclic: has_porf_cycle(b.graph),
-                        races: Some(b.races.to_vec()),
-                        doomed: b.doomed,
-                    });
-                    go_on
-                });
+                        let Some(st) = f.state(&located, b.values) else {
+                            return true;
+                        };
+                        go_on = keep(Kept {
+                            graph: b.graph,
+                            state: st,
+                            cyclic: has_porf_cycle(b.graph),
+                            races: Some(b.races.to_vec()),
+                            doomed: b.doomed,
+                        });
+                        go_on
+                    },
+                );
                 tally.budget = budget.graphs;
                 tally.sampled = budget.sampled;
                 tally.counted = budget.counted;

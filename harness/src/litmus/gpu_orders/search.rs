@@ -16,7 +16,7 @@
 //!
 //! What it leaves out is exactly what the checks of [`Atomicity`] reject,
 //! each of which the model's judge rejects (`tests/litmus_gpu_orders.rs`
-//! compares against every permutation, [`super::EVERY_ORDER`]).
+//! compares against every permutation, `CrossChecks::every_order`).
 
 use super::{Atomicity, Bound};
 use scopecheck_checker::event::{EventId, EventKind};

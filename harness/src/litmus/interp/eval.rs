@@ -47,6 +47,35 @@ impl ThreadRun<'_, '_> {
         }
     }
 
+    /// A plain (non-atomic) load of `loc` at `pos`.
+    fn plain_load(&mut self, loc: Loc, pos: Pos) -> Val {
+        let (v, read) = load_classed(loc, Order::NonAtomic, Scope::Thread, None, self.src(pos));
+        self.coherent(read);
+        decode(v)
+    }
+
+    /// Under the po ∪ rf-cyclic enumerator (`Program::own_coherence`), gives
+    /// the execution up when `read` reads a write that the thread's earlier
+    /// accesses to its location hide (`own_coherence.rs`).
+    pub(super) fn coherent(&self, read: Option<EventId>) {
+        let Some(r) = read.filter(|_| self.prog.own_coherence) else {
+            return;
+        };
+        // Whether the promising thread stores to the read's location (a
+        // private one has no entry: cyclic/private.rs).
+        let promised = |g: &scopecheck_checker::graph::ExecutionGraph| {
+            let loc = g.event(r).as_read().map(|x| x.loc);
+            self.prog
+                .ghost
+                .iter()
+                .any(|(b, e, _)| Some(self.locs[*b as usize][*e as usize]) == loc)
+        };
+        let by_value = self.prog.split_rmws.is_some();
+        if rt::with_current_graph(|g| super::super::own_coherence::hidden(g, r, promised(g), by_value)) {
+            rt::discard();
+        }
+    }
+
     pub(super) fn expr(&mut self, e: &Expr) -> Val {
         match &e.kind {
             ExprKind::Int(i) => Val::Int(*i),
@@ -59,13 +88,13 @@ impl ThreadRun<'_, '_> {
             }
             ExprKind::Deref(a) => {
                 let loc = self.loc_of(a);
-                decode(load(loc, Order::NonAtomic, Scope::Thread, self.src(e.pos)))
+                self.plain_load(loc, e.pos)
             }
             ExprKind::Index(a, i) => {
                 let (base, index) = (self.expr(a), self.expr(i));
                 let at = self.binary(BinOp::Add, base, index, e.pos);
                 let loc = self.loc_at(at, e.pos);
-                decode(load(loc, Order::NonAtomic, Scope::Thread, self.src(e.pos)))
+                self.plain_load(loc, e.pos)
             }
             ExprKind::AddrOf(n) => match self.prog.layout.addr(n) {
                 Some(a) => a,
@@ -200,6 +229,7 @@ impl ThreadRun<'_, '_> {
                 .filter(|_| !quantum && split_rmw::splits(op))
             {
                 let (old, read) = load_classed(loc, o.read_part(), scope, class, th.src(pos));
+                th.coherent(read);
                 let new = op.apply(LITMUS_TYPE, old);
                 if let Some(new) = new {
                     store_classed(loc, o.write_part(), new, scope, class, th.src(pos));
@@ -229,6 +259,7 @@ impl ThreadRun<'_, '_> {
                 },
                 th.src(pos),
             );
+            th.coherent(a.read);
             match a.result {
                 OpResult::Value(v) => (v, true, a.read),
                 OpResult::Cas(v, ok) => (v, ok, a.read),
@@ -249,6 +280,7 @@ impl ThreadRun<'_, '_> {
                     None
                 };
                 let (v, read) = load_classed(loc, o, scope, class, src);
+                self.coherent(read);
                 (decode(chosen.unwrap_or(v)), read)
             }
             AtomicOp::Store => {
@@ -301,10 +333,7 @@ impl ThreadRun<'_, '_> {
                     }
                     None => {
                         let l = self.loc_of(exp_at);
-                        (
-                            decode(load(l, Order::NonAtomic, Scope::Thread, self.src(exp_at.pos))),
-                            Some(l),
-                        )
+                        (self.plain_load(l, exp_at.pos), Some(l))
                     }
                 };
                 let desired = self.expr(&c.args[1]);

@@ -91,6 +91,34 @@ pub struct Options {
     /// (docs/c11-model.md section 4) instead of `cyclic.rs`'s enumeration
     /// (the reference it is compared with: tests/c11_explorer_vs_oracle.rs).
     pub explorer_cycles: bool,
+    /// The checker's cross-checks of its own shortcuts ([`CrossChecks`]):
+    /// none by default. Set per run, so runs of one process with different
+    /// settings do not see each other's.
+    pub cross_checks: CrossChecks,
+}
+
+/// The checker's cross-checks of its own shortcuts: each switch makes the
+/// po ∪ rf-cyclic enumeration (`cyclic.rs`) take the slower way a shortcut
+/// stands for, so that a test can compare the two answers, which must be
+/// the same (states, counts, races and completeness). Self-tests of the
+/// checker, not settings a user needs: the default is every shortcut.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CrossChecks {
+    /// Every write order: under a GPU model, try every permutation of each
+    /// location's writes, not only the orders that keep what the model
+    /// forces and each RMW's atomicity (`gpu_orders.rs`).
+    pub every_order: bool,
+    /// All threads at once: run the test with every thread and the
+    /// promising thread together, not each thread alone with the promising
+    /// thread and their ways combined (`gpu_split.rs`).
+    pub all_at_once: bool,
+    /// Judge every execution whole: each execution built from Vulkan's free
+    /// reads location by location (`gpu_free.rs`) is judged as a whole
+    /// graph too (the model's full check, with its races), and a
+    /// disagreement is an internal error of the checker. Off, the location
+    /// by location judgement alone decides (exact for `vulkan.cat`): the
+    /// whole judgement costs two full checks per execution.
+    pub judge_whole: bool,
 }
 
 impl Default for Options {
@@ -104,6 +132,30 @@ impl Default for Options {
             witness: false,
             porf_cycles: true,
             explorer_cycles: false,
+            cross_checks: CrossChecks::default(),
         }
+    }
+}
+
+impl FromStr for CrossChecks {
+    type Err = String;
+    /// A comma-separated list of the cross-checks' names: `every-order`,
+    /// `all-at-once`, `judge-whole` (the command's hidden `--cross-check`).
+    fn from_str(s: &str) -> Result<CrossChecks, String> {
+        let mut checks = CrossChecks::default();
+        for name in s.split(',').map(str::trim) {
+            match name {
+                "every-order" => checks.every_order = true,
+                "all-at-once" => checks.all_at_once = true,
+                "judge-whole" => checks.judge_whole = true,
+                _ => {
+                    return Err(format!(
+                        "unknown cross-check `{name}` (expected every-order, all-at-once or judge-whole, \
+                         comma-separated)"
+                    ))
+                }
+            }
+        }
+        Ok(checks)
     }
 }
