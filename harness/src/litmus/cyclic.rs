@@ -228,12 +228,6 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
     // cross-checked instead: the executions found here without a cycle are
     // exactly the explorers' (tests/porf_cycles.rs).
     let strategy = StrategyChoice::Exhaustive;
-    // C11's coherence forbids, whatever the other threads do, a read of a
-    // write its own thread's earlier accesses hide: such runs are cut at
-    // the read (own_coherence.rs). Not OpenCL (po is in hb only for a
-    // location in a memory region, and a test may leave a location in
-    // none), nor the GPU models (not checked against this argument).
-    prog.own_coherence = matches!(model, CyclicModel::C11);
     let deadline = config.max_duration.map(|d| Instant::now() + d);
     let threads = prog.test.threads.len() as ThreadId;
     let ghost_thread = threads + 1;
@@ -241,6 +235,15 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         None => Operands::of(prog.test),
         Some(_) => Operands::default(),
     };
+    // C11's coherence forbids, whatever the other threads do, a read of a
+    // write its own thread's earlier accesses hide: such runs are cut at
+    // the read (own_coherence.rs). Not OpenCL (po is in hb only for a
+    // location in a memory region, and a test may leave a location in
+    // none), nor the GPU models (not checked against this argument).
+    // Only when po is all sequenced: the operands of one C operator are
+    // not (unsequenced.rs), so an access may read its thread's po-later
+    // write and both arguments fail.
+    prog.own_coherence = matches!(model, CyclicModel::C11) && operands.none();
     let mut domain: Vec<(u32, u32, BTreeSet<u64>)> = Vec::new();
     for (k, (_, n)) in prog.layout.names.iter().enumerate() {
         for e in 0..*n {
@@ -279,7 +282,7 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
     // write; not OpenCL, where that holds only inside a memory region); a
     // GPU test's promises are limited by `writable` above.
     let private: Vec<bool> = match (prog.test.gpu.as_ref(), model) {
-        (None, CyclicModel::C11) => {
+        (None, CyclicModel::C11) if prog.own_coherence => {
             let names = private::private_locations(prog.test);
             domain
                 .iter()

@@ -25,9 +25,18 @@ use std::collections::{HashMap, HashSet};
 #[derive(Default)]
 pub struct Operands {
     at: HashMap<(u32, u32), Vec<(usize, usize)>>,
+    /// Per binary expression, the operands that make a memory access.
+    accessing: HashMap<usize, HashSet<usize>>,
 }
 
 impl Operands {
+    /// Whether no binary expression of the test makes memory accesses in
+    /// two of its operands: then po between a thread's accesses is all
+    /// sequenced (in sb, so in hb).
+    pub fn none(&self) -> bool {
+        self.accessing.values().all(|ops| ops.len() < 2)
+    }
+
     /// The operands of every binary expression of `test`.
     pub fn of(test: &Test) -> Operands {
         let mut o = Operands::default();
@@ -69,6 +78,11 @@ impl Operands {
                 .entry((e.pos.line, e.pos.col))
                 .or_default()
                 .extend(inside.iter().copied());
+            if matches!(e.kind, ExprKind::Deref(_) | ExprKind::Index(..) | ExprKind::Atomic(_)) {
+                for &(id, k) in inside.iter() {
+                    self.accessing.entry(id).or_default().insert(k);
+                }
+            }
         }
         match &e.kind {
             ExprKind::Binary(first, rest) => {

@@ -139,7 +139,9 @@ pub(super) fn validate(
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
     let rules = match model {
         CyclicModel::Gpu(m, env) => Some(Rules::Gpu(m, env)),
-        CyclicModel::C11 => Some(Rules::C),
+        // Not with unsequenced operands either (po not all in hb).
+        CyclicModel::C11 if operands.none() => Some(Rules::C),
+        CyclicModel::C11 => None,
         // Not OpenCL: a location outside both memory regions has no po in
         // hb, so neither rule of `Rules::C` holds for it.
         CyclicModel::OpenCl(_) => None,
