@@ -203,8 +203,8 @@ impl Orders {
             Rules::C => Atomicity::c(base),
         });
         let mut bound = Bound::default();
-        if let (Some(Rules::C), Some(before)) = (rules, &before) {
-            hidden_writes(base, before, &mut bound);
+        if let Some(Rules::C) = rules {
+            hidden_writes(base, &mut bound);
         }
         let locs = locs
             .iter()
@@ -371,10 +371,10 @@ fn in_po(base: &ExecutionGraph) -> Vec<(EventId, EventId)> {
 
 /// Under C11, the (read, write) pairs no rf may hold: a read of
 /// the initial write, or of an own write `w`, with an own write `w'` of the
-/// location po-between (`before` holds `(w, w')`; the initial write is
+/// location po-between (`in_po` orders them in mo; the initial write is
 /// mo-first): `w mo w'`, so `r fr w'`, and `w' hb r` (module comment).
 /// And the pairs of reads whose rf choices [`Bound::reads_back`] judges.
-fn hidden_writes(base: &ExecutionGraph, before: &[(EventId, EventId)], bound: &mut Bound) {
+fn hidden_writes(base: &ExecutionGraph, bound: &mut Bound) {
     for t in 0..base.num_threads() as ThreadId {
         // The thread's writes and reads so far, per location, in po.
         let mut so_far: HashMap<Loc, Vec<EventId>> = HashMap::new();
@@ -391,9 +391,7 @@ fn hidden_writes(base: &ExecutionGraph, before: &[(EventId, EventId)], bound: &m
                         continue;
                     };
                     bound.impossible.insert((id, EventId::INIT));
-                    let last = *own.last().expect("not empty");
                     for &w in &own[..own.len() - 1] {
-                        debug_assert!(before.contains(&(w, last)));
                         bound.impossible.insert((id, w));
                     }
                 }
