@@ -52,11 +52,11 @@ impl Report {
                 // executions without cycles and says so there.)
                 "exhaustive" if !self.run.complete => return self,
                 "exhaustive" => {
-                    "complete up to self-justifying values and to cycles through reads other than atomic loads: \
+                    "complete up to self-justifying values and to cycles through mutexes and addresses: \
                      an execution with a cycle in po ∪ rf is built when each value the cycle passes round is \
-                     written by some execution without one and the read that closes the cycle is an atomic load; \
-                     a value or a store that only the cycle itself makes (thin air) is not, nor a cycle closed \
-                     only through an RMW's read, a mutex acquisition or a load of an address (AtomicPtr) \
+                     written by some execution without one and the read that closes the cycle is an atomic load \
+                     or RMW; a value or a store that only the cycle itself makes (thin air) is not, nor a cycle \
+                     closed only through a mutex acquisition or a load of an address (AtomicPtr) \
                      (docs/c11-model.md section 4)"
                 }
                 "replay" => return self,

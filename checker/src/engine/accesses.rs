@@ -234,6 +234,11 @@ impl Engine {
         await_: Option<Await>,
         src: SourceLoc,
     ) -> Result<Option<OpResult>, Stop> {
+        if await_.is_none() {
+            if let Some(p) = self.graph.promise_at(t, self.graph.thread_len(t)) {
+                return self.promised_rmw(t, loc, rop, ty, success, failure, p, src);
+            }
+        }
         let weak = matches!(rop, RmwOp::Cas { weak: true, .. });
         let unfiltered = self.unfiltered;
         let mut free = Choices::new();

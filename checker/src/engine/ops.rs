@@ -384,11 +384,14 @@ impl Engine {
                 let exclusive = r.is_exclusive();
                 if exclusive {
                     let new = rop.apply(*ty, old).expect("exclusive read writes");
+                    // A promised RMW's write part is a plain write until its
+                    // promise is kept (`promised.rs`).
+                    let promised = !self.graph.promises().is_empty() && self.graph.promise_at(t, id.index).is_some();
                     if self.replaying(t) {
                         let wid = EventId::new(t, self.threads[t as usize].cursor);
                         match &self.graph.event(wid).kind {
-                            EventKind::Write(w) if w.rmw && w.value == new => {}
-                            EventKind::Write(w) if w.rmw => {
+                            EventKind::Write(w) if w.rmw != promised && w.value == new => {}
+                            EventKind::Write(w) if w.rmw != promised => {
                                 self.replay_write_value(t, wid, new, &format!("{} on", rop.name()), src)?;
                             }
                             _ => return Err(self.nondeterminism(t, rop.name(), src)),
@@ -396,6 +399,8 @@ impl Engine {
                         self.rt(t).cursor += 1;
                         self.stats.events_replayed += 1;
                         self.note_write(t, *loc);
+                    } else if promised {
+                        self.new_store(t, *loc, Order::write_part(*success), new, src)?;
                     } else {
                         // The read part was revisited: its write part is new.
                         self.new_rmw_write(t, id, *loc, new, Order::write_part(*success), src, false)?;

@@ -18,6 +18,7 @@ use crate::event::*;
 use crate::explore::reference::canonical_key;
 use crate::graph::{Promise, SyncRules};
 use crate::model::relations::Relations;
+use crate::op::OpResult;
 use crate::sched::ExecutionEnd;
 
 impl Engine {
@@ -51,6 +52,65 @@ impl Engine {
         self.graph.event_mut(id).revisitable = false;
         self.note_read(t, loc, EventId::INIT);
         Ok((id, p.value))
+    }
+
+    /// Adds thread `t`'s RMW of `loc` whose read part is promised `p`: the
+    /// read part returns the promised value and reads the initial write as a
+    /// placeholder, like [`Self::promised_read`]. When the operation writes,
+    /// its write part is added as a plain write that may take any place in
+    /// mo its thread's view allows: an RMW's write sits right after the
+    /// write it reads, and that write (po ∪ rf-after this one) is not there
+    /// yet. [`crate::graph::ExecutionGraph::with_promises_kept`] makes it
+    /// the RMW's write part again once the read reads its write, and the
+    /// model's atomicity axiom then keeps only the graphs where the two are
+    /// adjacent in mo. (Placed any other way, the explorer would have to
+    /// move it when the promised write comes: its bookkeeping of consumed
+    /// writes, `graph/mo.rs`, holds every RMW write right after its read's
+    /// write.)
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn promised_rmw(
+        &mut self,
+        t: ThreadId,
+        loc: Loc,
+        rop: RmwOp,
+        ty: ValueType,
+        success: Order,
+        failure: Order,
+        p: Promise,
+        src: SourceLoc,
+    ) -> Result<Option<OpResult>, Stop> {
+        if loc != p.loc {
+            return Err(Stop::Moot);
+        }
+        let new = rop.apply(ty, p.value);
+        let order = if new.is_some() {
+            Order::read_part(success)
+        } else {
+            failure
+        };
+        let id = self.push(
+            t,
+            EventKind::Read(ReadEvent {
+                loc,
+                order,
+                rf: EventId::INIT,
+                value: p.value,
+                rmw: Some((rop, ty, success, failure)),
+                spurious: false,
+                await_: None,
+            }),
+            src,
+            false,
+        );
+        self.graph.event_mut(id).revisitable = false;
+        self.note_read(t, loc, EventId::INIT);
+        if let Some(new) = new {
+            self.new_store(t, loc, Order::write_part(success), new, src)?;
+        }
+        Ok(Some(match rop {
+            RmwOp::Cas { .. } => OpResult::Cas(p.value, new.is_some()),
+            _ => OpResult::Value(p.value),
+        }))
     }
 
     /// The verdict on an execution of a graph with promises that ended as

@@ -50,11 +50,11 @@ pub(super) fn promise_reads(g: &ExecutionGraph, w: EventId, model: MemoryModel) 
         let upto = rs.partition_point(|&i| i < prefix.get(t));
         reads.extend(rs[..upto].iter().map(|&i| EventId::new(t, i)).filter(|&r| {
             let e = g.event(r);
-            // Plain loads only: an RMW's read part would need its write part
-            // moved in mo, a mutex's read waits on what it reads.
+            // Atomic loads and RMWs (`engine/promised.rs`), not a mutex's
+            // acquisition: it waits on what it reads.
             g.promise_at(r.thread, r.index).is_none()
                 && matches!(&e.kind, EventKind::Read(rd)
-                    if rd.rmw.is_none() && rd.await_.is_none() && rd.order.is_atomic())
+                    if rd.await_.is_none() && rd.order.is_atomic())
         }));
     }
     reads.retain(|&r| deletes_no_promise(g, r));

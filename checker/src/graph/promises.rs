@@ -69,16 +69,26 @@ impl ExecutionGraph {
     /// write. `None` when a promise is broken ([`Self::promises_kept`]).
     /// Views are not recomputed: the result is for judging by the model's
     /// definitions (`model::relations`, `c11`), which derive everything
-    /// from po, rf and mo. (Only plain loads are promised values: an RMW's
-    /// read part would also need its write part moved in mo.)
+    /// from po, rf and mo.
     pub fn with_promises_kept(&self) -> Option<ExecutionGraph> {
         if !self.promises_kept() {
             return None;
         }
         let mut g = self.clone();
         for p in &self.promises {
+            let mut exclusive = false;
             if let EventKind::Read(r) = &mut g.event_mut(p.read).kind {
                 r.rf = p.write;
+                exclusive = r.is_exclusive();
+            }
+            // A promised RMW's write part was added as a plain write placed
+            // anywhere in mo (`engine/promised.rs`): it is the RMW's again,
+            // and the model's atomicity axiom judges where it sits.
+            let part = EventId::new(p.read.thread, p.read.index + 1);
+            if exclusive && g.contains(part) {
+                if let EventKind::Write(w) = &mut g.event_mut(part).kind {
+                    w.rmw = true;
+                }
             }
         }
         g.promises.clear();
