@@ -37,9 +37,10 @@ impl Report {
 
     /// Under a model that allows cycles in po ∪ rf (`c11`), what the run
     /// covered of them, said with the counts (docs/c11-model.md section
-    /// 4): the optimal explorer builds them, except where a value or a
-    /// store only the cycle itself makes (thin air); the sampling and
-    /// reference strategies build none; `porf_cycles` off builds none.
+    /// 4): the optimal explorer (with promises) and the reference
+    /// enumerator (with guessed values) build them, except where a value
+    /// or a store only the cycle itself makes (thin air); the sampling
+    /// strategies build none; `porf_cycles` off builds none.
     pub(crate) fn with_cycle_coverage(self, model: MemoryModel, porf_cycles: bool) -> Report {
         if !model.allows_porf_cycles() {
             return self;
@@ -50,7 +51,7 @@ impl Report {
             match self.run.strategy {
                 // (An incomplete run says why it stopped; a shard keeps to
                 // executions without cycles and says so there.)
-                "exhaustive" if !self.run.complete => return self,
+                "exhaustive" | "reference" if !self.run.complete => return self,
                 "exhaustive" => {
                     "complete up to self-justifying values and to cycles through mutexes and addresses: \
                      an execution with a cycle in po ∪ rf is built when each value the cycle passes round is \
@@ -59,10 +60,18 @@ impl Report {
                      closed only through a mutex acquisition or a load of an address (AtomicPtr) \
                      (docs/c11-model.md section 4)"
                 }
+                "reference" => {
+                    "complete up to self-justifying values and to cycles through mutexes and addresses: \
+                     an execution with a cycle in po ∪ rf is built when each value its guessed reads return is \
+                     an initial value or written by an execution found, and the guessed reads are atomic loads \
+                     or RMWs; a value or a store that only the cycle itself makes (thin air) is not, nor a cycle \
+                     closed only through a mutex acquisition or a load of an address (AtomicPtr) \
+                     (docs/c11-model.md section 4)"
+                }
                 "replay" => return self,
                 _ => {
-                    "no execution with a cycle in po ∪ rf was built: only the exhaustive strategy makes promises \
-                     (docs/c11-model.md section 4)"
+                    "no execution with a cycle in po ∪ rf was built: only the exhaustive and reference strategies \
+                     build them (docs/c11-model.md section 4)"
                 }
             }
         };

@@ -15,11 +15,20 @@ use scopecheck::sync::Arc;
 use scopecheck::{thread, MemoryModel, Report, Strategy};
 use std::collections::BTreeMap;
 
-/// Explores `body` exhaustively under `model`: no failure, complete.
+/// Explores `body` exhaustively under `model`: no failure, complete. The
+/// reference enumerator (which builds the cyclic executions with guessed
+/// values of its own, `engine/guessed.rs`, not the explorer's promises)
+/// must find the same outcome histogram (one entry per distinct execution)
+/// and the same number of executions.
 fn run(model: MemoryModel, body: impl Fn() + Clone + Send + 'static) -> Report {
-    let r = builder(model, Strategy::Exhaustive).explore(body);
+    let r = builder(model, Strategy::Exhaustive).explore(body.clone());
     assert!(r.failures().is_empty(), "{model:?}: {r}");
     assert!(r.is_complete(), "{model:?}: {r}");
+    let reference = builder(model, Strategy::Reference).explore(body);
+    assert!(reference.failures().is_empty(), "{model:?}: {reference}");
+    assert!(reference.is_complete(), "{model:?}: {reference}");
+    assert_eq!(histogram(&reference), histogram(&r), "{model:?}: reference, explorer");
+    assert_eq!(reference.executions(), r.executions(), "{model:?}");
     r
 }
 

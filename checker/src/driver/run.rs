@@ -128,9 +128,20 @@ pub(super) fn explore_with(
         if owned {
             on_end(&engine.graph, end);
         }
+        let distinct_before = engine.distinct_complete();
         engine.end_execution(end);
         if owned && end == ExecutionEnd::Complete {
-            *outcomes.entry(ran.outcome).or_default() += 1;
+            // A strategy that reaches a graph more than once (the reference
+            // enumerator) counts each outcome once per distinct graph, as
+            // it counts executions: the new graphs this execution gave (a
+            // run with guessed reads may give several, or none new).
+            let n = match (distinct_before, engine.distinct_complete()) {
+                (Some(before), Some(after)) => after - before,
+                _ => 1,
+            };
+            if n > 0 {
+                *outcomes.entry(ran.outcome).or_default() += n;
+            }
         }
         // A shard reports only the executions it owns (another shard
         // reports this one's failure).
@@ -165,6 +176,9 @@ pub(super) fn explore_with(
         (Some(d), Some(f)) => Some(format!("{d} (what stopped the program: {f})")),
         (d, _) => d,
     };
+    if let Some(n) = engine.unsettled_rounds() {
+        stop.get_or_insert(StopCause::UnsettledDomains(n));
+    }
     // A replay that left its token covered nothing it meant to.
     if let Some(d) = &divergence {
         stop.get_or_insert_with(|| StopCause::ReplayDiverged(d.clone()));

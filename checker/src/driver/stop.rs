@@ -32,6 +32,10 @@ pub enum StopCause {
     /// acyclic executions (the cyclic ones are counted by one explorer's
     /// keys, which shards do not share).
     ShardAcyclicOnly,
+    /// The reference enumerator's value domains (the values its guessed
+    /// reads take, under a model with po ∪ rf cycles) still grew after
+    /// this many enumerations: a value only a cycle keeps making.
+    UnsettledDomains(u32),
 }
 
 impl fmt::Display for StopCause {
@@ -55,6 +59,12 @@ impl fmt::Display for StopCause {
             StopCause::ShardAcyclicOnly => f.write_str(
                 "a shard explores c11's po ∪ rf-acyclic executions only (the cyclic ones are counted once by one \
                  explorer's keys, which shards do not share): run unsharded for the cyclic executions",
+            ),
+            StopCause::UnsettledDomains(n) => write!(
+                f,
+                "the values the reference enumerator guesses for reads in po ∪ rf cycles still grew after {n} \
+                 enumerations (a value only a cycle keeps making, thin air): executions with other values were not \
+                 built"
             ),
         }
     }

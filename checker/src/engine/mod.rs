@@ -18,6 +18,7 @@
 mod accesses;
 mod barrier;
 mod deadline;
+mod guessed;
 mod hang;
 mod memory_race;
 mod ops;
@@ -225,6 +226,9 @@ pub struct Engine {
     repeated: bool,
     /// The verdict on the current execution's promises, once taken.
     promise_verdict: Option<ExecutionEnd>,
+    /// The reference enumerator's guessed reads in the current execution
+    /// (`guessed.rs`).
+    guesses: guessed::Guesses,
 }
 
 impl Engine {
@@ -245,6 +249,7 @@ impl Engine {
             cyclic_seen: std::collections::HashSet::new(),
             repeated: false,
             promise_verdict: None,
+            guesses: guessed::Guesses::default(),
             graph: ExecutionGraph::new(),
             model,
             stats: Stats::default(),
@@ -300,6 +305,7 @@ impl Engine {
         self.replayed = false;
         self.repeated = false;
         self.promise_verdict = None;
+        self.guesses.clear();
         self.branches = 0;
         self.pruned_now = false;
         self.dropped_by_program = false;
@@ -330,6 +336,9 @@ impl Engine {
     /// (the failure is not the token's): see [`Engine::replay_diverged`],
     /// which the caller asks before reporting it.
     pub fn end_execution(&mut self, end: ExecutionEnd) {
+        if end == ExecutionEnd::Complete {
+            self.hand_resolved();
+        }
         let end = if end != ExecutionEnd::Complete && self.checks_steps && !self.strategy.accepts_end(&self.graph, end)
         {
             ExecutionEnd::Blocked
@@ -363,6 +372,12 @@ impl Engine {
     /// Distinct complete executions, when the strategy may repeat some.
     pub fn distinct_complete(&self) -> Option<u64> {
         self.strategy.distinct_complete()
+    }
+
+    /// When the reference enumerator's guessed values did not settle: after
+    /// how many rounds (see [`crate::explore::Strategy::unsettled_rounds`]).
+    pub fn unsettled_rounds(&self) -> Option<u32> {
+        self.strategy.unsettled_rounds()
     }
 
     /// Whether a replay met choices its token did not hold.

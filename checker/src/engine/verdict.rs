@@ -28,6 +28,9 @@ impl Engine {
         if !self.graph.promises().is_empty() {
             return (self.judge_promised(end), None);
         }
+        if self.has_guesses() {
+            return (self.judge_guessed(end), None);
+        }
         if end != ExecutionEnd::Complete {
             return (end, None);
         }
@@ -70,6 +73,9 @@ impl Engine {
     pub fn complete_execution_kept(&mut self) -> bool {
         if !self.graph.promises().is_empty() {
             return self.judge_promised(ExecutionEnd::Complete) == ExecutionEnd::Complete;
+        }
+        if self.has_guesses() {
+            return self.judge_guessed(ExecutionEnd::Complete) == ExecutionEnd::Complete;
         }
         self.model.check_complete(&self.graph).is_ok()
     }

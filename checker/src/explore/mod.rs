@@ -18,7 +18,7 @@ mod revisit;
 pub mod trust;
 pub mod values;
 
-use crate::event::{EventId, ThreadId};
+use crate::event::{EventId, Loc, ThreadId, Value};
 use crate::graph::ExecutionGraph;
 use crate::model::MemoryModel;
 use crate::sched::{ExecutionEnd, RfChoice, ThreadStatus};
@@ -139,6 +139,27 @@ pub trait Strategy {
     /// [`Strategy::bounds_search`].
     fn within_bound(&mut self, _graph: &ExecutionGraph) -> bool {
         true
+    }
+
+    /// The reference enumerator, under a model that allows cycles in po ∪
+    /// rf: a value the new atomic read of `loc` returns without reading a
+    /// write yet (a guess, judged when the execution ends:
+    /// `engine/guessed.rs`), or `None` to read a write of the graph. Asked
+    /// only of a strategy that is [`Strategy::unfiltered`].
+    fn guess_read(&mut self, _graph: &ExecutionGraph, _loc: Loc) -> Option<Value> {
+        None
+    }
+
+    /// A complete graph with a cycle in po ∪ rf that the current
+    /// execution's guessed reads resolve to and the model accepts (one
+    /// call per graph, before [`Strategy::execution_done`], whose graph
+    /// still has the guesses' placeholders).
+    fn guess_resolved(&mut self, _graph: &ExecutionGraph) {}
+
+    /// When the strategy gave up because its guessed values did not settle:
+    /// after how many rounds (the run is then incomplete).
+    fn unsettled_rounds(&self) -> Option<u32> {
+        None
     }
 
     /// Number of distinct complete executions, when the strategy may visit

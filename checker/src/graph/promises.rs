@@ -74,24 +74,35 @@ impl ExecutionGraph {
         if !self.promises_kept() {
             return None;
         }
+        let picks: Vec<(EventId, EventId)> = self.promises.iter().map(|p| (p.read, p.write)).collect();
+        let mut g = self.with_reads_from(&picks);
+        g.promises.clear();
+        Some(g)
+    }
+
+    /// The graph with each read of `picks` reading its write instead of
+    /// what it reads here (a placeholder), for judging by the model's
+    /// definitions (views are not recomputed). A read that is an RMW's
+    /// read part had its write part added as a plain write placed anywhere
+    /// in mo (`engine/promised.rs`): it is the RMW's again, and the model's
+    /// atomicity axiom judges where it sits. Shared by the explorer's
+    /// promises and the reference enumerator's guessed reads
+    /// (`engine/guessed.rs`).
+    pub fn with_reads_from(&self, picks: &[(EventId, EventId)]) -> ExecutionGraph {
         let mut g = self.clone();
-        for p in &self.promises {
+        for &(read, write) in picks {
             let mut exclusive = false;
-            if let EventKind::Read(r) = &mut g.event_mut(p.read).kind {
-                r.rf = p.write;
+            if let EventKind::Read(r) = &mut g.event_mut(read).kind {
+                r.rf = write;
                 exclusive = r.is_exclusive();
             }
-            // A promised RMW's write part was added as a plain write placed
-            // anywhere in mo (`engine/promised.rs`): it is the RMW's again,
-            // and the model's atomicity axiom judges where it sits.
-            let part = EventId::new(p.read.thread, p.read.index + 1);
+            let part = EventId::new(read.thread, read.index + 1);
             if exclusive && g.contains(part) {
                 if let EventKind::Write(w) = &mut g.event_mut(part).kind {
                     w.rmw = true;
                 }
             }
         }
-        g.promises.clear();
-        Some(g)
+        g
     }
 }
