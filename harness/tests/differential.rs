@@ -7,7 +7,9 @@ use scopecheck::sync::atomic::{fence, AtomicUsize, Ordering};
 use scopecheck::sync::Arc;
 use scopecheck::{thread, MemoryModel};
 
-use common::Gen;
+use common::{builder, Gen};
+use scopecheck::gpu::record;
+use scopecheck::Strategy;
 
 #[derive(Clone, Copy, Debug)]
 enum Instr {
@@ -83,19 +85,32 @@ fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_default()
 }
 
-/// Every thread's registers (each followed by 99), then both final values.
-fn outcome(hs: Vec<thread::JoinHandle<Vec<usize>>>, locs: &[AtomicUsize; 2]) -> Vec<usize> {
+/// Every thread's registers (each followed by 99), then both final values
+/// (read by atomic loads, or with `plain` by plain ones, which no po ∪ rf
+/// cycle can close and `c11`'s reference does not guess).
+fn outcome(hs: Vec<thread::JoinHandle<Vec<usize>>>, locs: &[AtomicUsize; 2], plain: bool) -> Vec<usize> {
     let mut out = Vec::new();
     for h in hs {
         out.extend(h.join().unwrap());
         out.push(99);
     }
-    out.push(locs[0].load(Ordering::Relaxed));
-    out.push(locs[1].load(Ordering::Relaxed));
+    for l in locs {
+        // SAFETY: every thread that wrote the locations has been joined.
+        out.push(if plain {
+            unsafe { l.unsync_load() }
+        } else {
+            l.load(Ordering::Relaxed)
+        });
+    }
     out
 }
 
 fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
+    run_final(prog, rec, false)
+}
+
+/// [`run`], the final values read by plain loads when `plain`.
+fn run_final(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>), plain: bool) {
     let locs = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
     let hs: Vec<_> = prog
         .iter()
@@ -111,7 +126,7 @@ fn run(prog: &[Vec<Instr>], rec: &dyn Fn(Vec<usize>)) {
             })
         })
         .collect();
-    rec(outcome(hs, &locs));
+    rec(outcome(hs, &locs, plain));
 }
 
 fn check(seeds: std::ops::Range<u64>, model: MemoryModel) {
@@ -143,6 +158,121 @@ fn optimal_equals_reference_rc11() {
 fn optimal_equals_reference_porf() {
     check(2000..2200, MemoryModel::Porf);
 }
+
+/// A program shaped for po ∪ rf cycles: load buffering's two threads
+/// (thread t reads location t by a load, a fetch_add or a
+/// compare-exchange, then writes the other by a store or an RMW), each
+/// sometimes with one more instruction of [`program`]'s kind before or
+/// after, in every memory order. (Three threads in a ring take the
+/// reference minutes; `c11_cycles.rs` has one.)
+fn cycle_program(seed: u64) -> Vec<Vec<Instr>> {
+    let mut g = Gen(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+    let extra = program(seed);
+    (0..2)
+        .map(|t| {
+            let (from, to) = (t, 1 - t);
+            let read = match g.below(4) {
+                0 => Instr::FetchAdd(from, order(&mut g, 2)),
+                1 => {
+                    let fail = order(&mut g, 0);
+                    Instr::Cas(from, g.below(2) as usize, 2, order(&mut g, 2), fail)
+                }
+                _ => Instr::Load(from, order(&mut g, 0)),
+            };
+            let write = match g.below(4) {
+                0 => Instr::FetchAdd(to, order(&mut g, 2)),
+                _ => Instr::Store(to, 1, order(&mut g, 1)),
+            };
+            let mut steps = vec![read, write];
+            if let Some(&e) = extra.get(t).and_then(|e| e.first()) {
+                match g.below(4) {
+                    0 => steps.insert(0, e),
+                    1 => steps.push(e),
+                    _ => {}
+                }
+            }
+            steps
+        })
+        .collect()
+}
+
+/// `c11`, whose executions may have cycles in po ∪ rf: the explorer builds
+/// them with promises, the reference with guessed values of its own
+/// (`engine/guessed.rs`); the same outcome histogram (one entry per
+/// distinct execution) and the same number of executions. Outcomes are
+/// taken from the run's histogram (`gpu::record`), which sees only the
+/// executions the model's verdict keeps: a run whose promise or guess is
+/// not kept still reaches its end, and `common::both`'s callback would
+/// record it. The final values are read by plain loads (an atomic load
+/// after the joins would be guessed too, for nothing). The reference
+/// guesses at every atomic read and runs until its value domains settle,
+/// so it takes about a hundred times the runs it takes without cycles: it
+/// gets [`C11_REFERENCE_RUNS`] per program, and one it does not finish is
+/// not compared. The premises are pinned: most programs are compared, and a
+/// share of those have an execution with a cycle (more executions than the
+/// explorer finds without cycles). Programs of [`cycle_program`]'s shape:
+/// [`program`]'s have a cycle too rarely.
+#[test]
+fn optimal_equals_reference_c11() {
+    let (mut compared, mut cyclic) = (0, 0);
+    let seeds = 3000..3060;
+    let n = (seeds.end - seeds.start) as usize;
+    for seed in seeds {
+        let prog = cycle_program(seed);
+        let p2 = prog.clone();
+        let body = move || run_final(&p2, &|o| record("out", o), true);
+        let r = std::panic::catch_unwind(move || {
+            let mut reference = builder(MemoryModel::C11, Strategy::Reference);
+            reference.max_executions = Some(C11_REFERENCE_RUNS);
+            let reference = reference.explore(body.clone());
+            if !reference.is_complete() {
+                return None;
+            }
+            let opt = builder(MemoryModel::C11, Strategy::Exhaustive).explore(body.clone());
+            for r in [&opt, &reference] {
+                assert!(r.failures().is_empty() && r.is_complete(), "{r}");
+            }
+            assert_eq!(
+                opt.outcomes(),
+                reference.outcomes(),
+                "outcome histograms (explorer, reference)"
+            );
+            assert_eq!(
+                opt.executions(),
+                reference.executions(),
+                "executions (explorer, reference)"
+            );
+            let mut acyclic = builder(MemoryModel::C11, Strategy::Exhaustive);
+            acyclic.porf_cycles = false;
+            Some(opt.executions() > acyclic.explore(body).executions())
+        });
+        match r {
+            Ok(None) => {}
+            Ok(Some(c)) => {
+                compared += 1;
+                cyclic += usize::from(c);
+            }
+            Err(e) => {
+                let msg = panic_text(e);
+                panic!("seed {seed} under C11: {msg}\nprogram: {prog:?}");
+            }
+        }
+    }
+    eprintln!("c11: {compared} of {n} programs compared, {cyclic} with a cyclic execution");
+    assert!(
+        compared * 3 > n,
+        "the reference finished only {compared} of {n} programs"
+    );
+    assert!(
+        cyclic * 5 > compared,
+        "only {cyclic} of {compared} programs have a cyclic execution"
+    );
+}
+
+/// How many runs `c11`'s reference may take on one generated program (a
+/// count, not a time, so the programs compared are the same on every
+/// machine; about a second here).
+const C11_REFERENCE_RUNS: u64 = 12_000;
 
 #[test]
 fn optimal_equals_reference_sc() {
@@ -208,7 +338,7 @@ fn run_waiting(prog: &[Vec<Instr>], roles: &[(bool, bool)], flag_order: Ordering
             })
         })
         .collect();
-    let mut out = outcome(hs, &locs);
+    let mut out = outcome(hs, &locs, false);
     out.push(*m.lock().unwrap());
     rec(out);
 }

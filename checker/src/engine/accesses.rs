@@ -86,10 +86,18 @@ impl Engine {
     }
 
     /// With the reference enumerator, the graph is judged by the axioms
-    /// after every step (once a read is guessed, only at the end:
-    /// `guessed.rs`).
+    /// after every step (once a read is guessed, without its guessed
+    /// reads: `guessed.rs`).
     pub(super) fn declarative_check(&self) -> Result<(), Stop> {
-        if self.unfiltered && !self.has_guesses() && self.model.consistent_declarative(&self.graph).is_err() {
+        if !self.unfiltered {
+            return Ok(());
+        }
+        let consistent = if self.has_guesses() {
+            self.consistent_without_guesses()
+        } else {
+            self.model.consistent_declarative(&self.graph).is_ok()
+        };
+        if !consistent {
             return Err(Stop::Moot);
         }
         Ok(())

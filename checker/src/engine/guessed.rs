@@ -11,8 +11,10 @@
 //! and the run goes on. When the execution ends, every guessed read is
 //! given, in turn, every write of its location that writes its value (each
 //! combination), and each graph is judged by the model's complete check:
-//! one without a cycle in po ∪ rf is left to the ordinary enumeration
-//! (which finds it), a cyclic one the model accepts is handed to the
+//! one where a guessed read's write is not po ∪ rf-after it is left to
+//! the runs that read that write (`each_on_a_cycle`; so a graph without a
+//! cycle is left to the ordinary enumeration, which finds it), one where
+//! each guessed read closes a cycle and the model accepts is handed to the
 //! strategy (`Strategy::guess_resolved`), which counts it once by its
 //! canonical key. This is apart from the explorer's promise search
 //! (`explore/cyclic.rs`, `promised.rs`) on purpose: the reference is what
@@ -21,8 +23,9 @@
 //! (`ExecutionGraph::with_reads_from`).
 //!
 //! While an execution holds a guess, the reference's check after every
-//! step is not made (it would judge the placeholders): the whole graph is
-//! judged at the end.
+//! step judges the graph without the guessed reads
+//! (`consistent_without_guesses`): the placeholders are judged only at
+//! the end.
 
 use super::{Engine, ExecutionEnd};
 use crate::event::*;
@@ -91,9 +94,9 @@ impl Engine {
     /// (see the module documentation): complete when some combination of
     /// writes for the guesses gives a cyclic graph the model accepts
     /// (every such graph is kept for the strategy); failed when some gives
-    /// a graph so far that is consistent and has the happens-before the
-    /// engine found the failure with (a race is reported from the
-    /// engine's views, built with the placeholders); blocked otherwise.
+    /// a graph so far that is consistent; blocked otherwise. Either way
+    /// only graphs with the happens-before of the engine's (whose views
+    /// hold the placeholders) count.
     pub(super) fn judge_guessed(&mut self, end: ExecutionEnd) -> ExecutionEnd {
         if end == ExecutionEnd::Blocked {
             return end;
@@ -127,14 +130,17 @@ impl Engine {
                     .map(|((&(r, ..), &i), o)| (r, o[i]))
                     .collect();
                 let g = self.graph.with_reads_from(&picks);
-                if end == ExecutionEnd::Failed {
-                    if self.model.consistent_declarative(&g).is_ok() && self.model.same_hb(&g, &self.graph) {
+                // Races are found from the engine's views, built with the
+                // placeholders: a guessed read that synchronizes would
+                // make them miss edges (and a race report false), so a
+                // graph whose happens-before differs is not kept.
+                if !self.model.same_hb(&g, &self.graph) {
+                } else if end == ExecutionEnd::Failed {
+                    if self.model.consistent_declarative(&g).is_ok() {
                         verdict = end;
                         break;
                     }
-                } else if Relations::of(&g, SyncRules::default()).check_porf().is_err()
-                    && self.model.check_complete(&g).is_ok()
-                {
+                } else if each_on_a_cycle(&g, &picks) && self.model.check_complete(&g).is_ok() {
                     verdict = end;
                     self.guesses.resolved.push(g);
                 }
@@ -154,6 +160,23 @@ impl Engine {
         verdict
     }
 
+    /// The reference's check after a step of an execution with guesses:
+    /// the graph with each guessed read made an event of no relation (an
+    /// `Observe` marker in its place) satisfies the model's axioms. Every
+    /// relation the axioms are built from (po, rf, mo, fr, rmw, sw, hb, the
+    /// seq_cst order) is then the complete execution's restricted to the
+    /// other events, or smaller, and the axioms checked here (those that
+    /// hold of every prefix: emptiness, irreflexivity, acyclicity) hold of
+    /// a part of a graph that satisfies them: a consistent execution is
+    /// never cut, and most inconsistent prefixes are, as without guesses.
+    pub(super) fn consistent_without_guesses(&self) -> bool {
+        let mut g = self.graph.clone();
+        for &(r, ..) in &self.guesses.reads {
+            g.event_mut(r).kind = EventKind::Observe { of: r };
+        }
+        self.model.consistent_declarative(&g).is_ok()
+    }
+
     /// Hands the strategy each cyclic graph the current execution's guesses
     /// resolved to (before it is told the execution ended).
     pub(super) fn hand_resolved(&mut self) {
@@ -161,4 +184,25 @@ impl Engine {
             self.strategy.guess_resolved(g);
         }
     }
+}
+
+/// Whether each guessed read of `picks` reads, in `g`, a write po ∪
+/// rf-after it (its rf edge closes a cycle). A graph where one does not is
+/// left to the runs that do not guess that read: the other edges of po ∪
+/// rf with it are then acyclic (a cycle would be one of `g`'s through
+/// that edge), so some order of the events adds the write before the read,
+/// and the enumeration, which tries every order, reads it there. So each
+/// graph is judged under fewer combinations; none is lost.
+fn each_on_a_cycle(g: &ExecutionGraph, picks: &[(EventId, EventId)]) -> bool {
+    let rel = Relations::of(g, SyncRules::default());
+    let mut porf = rel.po.clone();
+    porf.union_with(&rel.rf);
+    let reach = porf.closure();
+    picks.iter().all(|&(r, w)| {
+        !w.is_init()
+            && match (rel.index_of(r), rel.index_of(w)) {
+                (Some(r), Some(w)) => reach.has(r, w),
+                _ => false,
+            }
+    })
 }

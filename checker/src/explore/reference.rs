@@ -14,7 +14,9 @@
 //! the execution ends). The domain of a location is its initial value and
 //! the values written to it by the executions found; when a whole
 //! enumeration found a value not in the domains, they take it and the
-//! enumeration runs again, until they settle ([`MAX_ROUNDS`] at most).
+//! enumeration runs again, until they settle ([`MAX_ROUNDS`] at most). The
+//! first enumeration guesses nothing (it finds the acyclic executions and
+//! the first domains; a location nothing writes closes no cycle).
 //! Locations are named by their allocating thread and that thread's
 //! allocation rank (`Loc::new`), and threads by the order of their spawns:
 //! the same location in every execution of a program whose spawns are
@@ -227,6 +229,11 @@ impl Strategy for Reference {
     }
 
     fn guess_read(&mut self, g: &ExecutionGraph, loc: Loc) -> Option<Value> {
+        // The first enumeration guesses nothing: it is the po ∪ rf-acyclic
+        // one, and gives the next its domains (each with its initial value).
+        if self.rounds <= 1 {
+            return None;
+        }
         let mut values = self.domains.get(&loc).cloned().unwrap_or_default();
         values.insert(g.write_value(loc, EventId::INIT));
         // Option 0 reads a write (`choose_rf` then picks which).
