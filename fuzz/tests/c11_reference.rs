@@ -1,0 +1,90 @@
+//! The optimal explorer's po ∪ rf-cyclic executions (promised reads) against
+//! the reference enumerator's (guessed reads, `engine/guessed.rs`), both on
+//! the engine under `c11` (`Options::explorer_cycles`, which runs a litmus
+//! test as the engine runs a Rust program, not through the litmus front
+//! end's own cyclic enumeration): on generated programs, the same final
+//! states, condition verdict, race verdict and number of distinct
+//! executions. The reference guesses at every atomic read, so it gets a
+//! number of runs per program ([`REFERENCE_RUNS`], a count so the same
+//! programs are compared on every machine); one it does not finish is not
+//! compared. docs/c11-model.md section 4.
+//!
+//! `SCOPECHECK_FUZZ_CASES=N` changes the number of programs.
+
+use arbitrary::Unstructured;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use scopecheck::litmus::{check_source, LitmusModel, Options, TestResult};
+use scopecheck::{MemoryModel, Strategy};
+use scopecheck_fuzz::run::{missing, outcomes};
+use scopecheck_fuzz::{Program, Shape};
+
+/// Runs the reference may take on one program.
+const REFERENCE_RUNS: u64 = 10_000;
+
+fn cases(default: usize) -> usize {
+    std::env::var("SCOPECHECK_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn check(src: &str, strategy: Strategy, cycles: bool) -> TestResult {
+    let opts = Options {
+        model: Some(LitmusModel::Engine(MemoryModel::C11)),
+        explorer_cycles: true,
+        porf_cycles: cycles,
+        max_executions: matches!(strategy, Strategy::Reference).then_some(REFERENCE_RUNS),
+        strategy,
+        ..Options::default()
+    };
+    check_source("t.litmus", src, &opts).unwrap_or_else(|e| panic!("{}\n{src}", e.located("t.litmus")))
+}
+
+#[test]
+fn explorer_cycles_equal_the_reference_cycles_under_c11() {
+    // Two threads of at most three steps, no spin waits (a guessed read in
+    // a spin loop multiplies the reference's runs past any bound), no GPU
+    // placements (c11 has no scopes).
+    let shape = Shape {
+        max_threads: 2,
+        max_steps_2: 3,
+        gpu: false,
+        waits: false,
+        ..Shape::differential()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(0xc11_9e55);
+    let n = cases(24);
+    let (mut compared, mut cyclic, mut drawn) = (0, 0, 0);
+    while drawn < n {
+        let data: Vec<u8> = (0..rng.random_range(16..200)).map(|_| rng.random()).collect();
+        let Ok(p) = Program::generate(&mut Unstructured::new(&data), &shape) else {
+            continue;
+        };
+        drawn += 1;
+        let src = p.to_string();
+        let reference = check(&src, Strategy::Reference, true);
+        if !reference.complete {
+            continue;
+        }
+        let opt = check(&src, Strategy::Exhaustive, true);
+        assert!(opt.complete, "the explorer did not finish:\n{src}");
+        compared += 1;
+        assert_eq!(
+            outcomes(&opt),
+            outcomes(&reference),
+            "final states differ (explorer, reference); only the explorer's:\n{}only the reference's:\n{}{src}",
+            missing(&outcomes(&opt), &outcomes(&reference)),
+            missing(&outcomes(&reference), &outcomes(&opt))
+        );
+        assert_eq!(
+            (opt.verdict(), opt.race_free(), opt.executions),
+            (reference.verdict(), reference.race_free(), reference.executions),
+            "verdicts or execution counts differ (explorer, then reference):\n{src}"
+        );
+        let acyclic = check(&src, Strategy::Exhaustive, false);
+        cyclic += usize::from(opt.executions > acyclic.executions);
+    }
+    eprintln!("{compared} of {n} programs compared, {cyclic} with a cyclic execution");
+    assert!(compared * 2 > n, "the reference finished only {compared} of {n} programs");
+}
