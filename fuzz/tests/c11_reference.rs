@@ -86,5 +86,8 @@ fn explorer_cycles_equal_the_reference_cycles_under_c11() {
         cyclic += usize::from(opt.executions > acyclic.executions);
     }
     eprintln!("{compared} of {n} programs compared, {cyclic} with a cyclic execution");
-    assert!(compared * 2 > n, "the reference finished only {compared} of {n} programs");
+    assert!(
+        compared * 2 > n,
+        "the reference finished only {compared} of {n} programs"
+    );
 }

@@ -64,9 +64,21 @@ impl Engine {
     /// (atomic, `order`), as the promise the read is then added with
     /// (`promised_read`, `promised_rmw`; its write is a placeholder, never
     /// looked at). `None`: the read reads a write of the graph as usual.
+    #[inline]
     pub(super) fn guess(&mut self, t: ThreadId, loc: Loc, order: Order) -> Option<Promise> {
-        if !self.unfiltered
-            || !self.limits.porf_cycles
+        if !self.unfiltered {
+            return None;
+        }
+        self.reference_guess(t, loc, order)
+    }
+
+    /// [`Self::guess`] for the reference enumerator: out of line, so the
+    /// explorer's read paths (`accesses.rs`) keep their inlining (as
+    /// `promised_rmw` is kept out of them).
+    #[cold]
+    #[inline(never)]
+    fn reference_guess(&mut self, t: ThreadId, loc: Loc, order: Order) -> Option<Promise> {
+        if !self.limits.porf_cycles
             || !self.model.allows_porf_cycles()
             || !order.is_atomic()
             || self.graph.holds_addresses(loc)
