@@ -88,10 +88,19 @@ impl Engine {
     /// With the reference enumerator, the graph is judged by the axioms
     /// after every step (once a read is guessed, without its guessed
     /// reads: `guessed.rs`).
+    #[inline]
     pub(super) fn declarative_check(&self) -> Result<(), Stop> {
         if !self.unfiltered {
             return Ok(());
         }
+        self.reference_check()
+    }
+
+    /// [`Self::declarative_check`] for the reference enumerator, out of
+    /// line so the explorer's access paths keep their inlining.
+    #[cold]
+    #[inline(never)]
+    fn reference_check(&self) -> Result<(), Stop> {
         let consistent = if self.has_guesses() {
             self.consistent_without_guesses()
         } else {
