@@ -70,6 +70,10 @@ pub struct Stats {
     /// there (weak compare-exchanges; the others run as a load and a store:
     /// docs/gpu-models.md).
     pub consumed_only: std::collections::BTreeSet<(Loc, Value)>,
+    /// Complete executions with a cycle in po ∪ rf (promised reads kept,
+    /// under a model that allows such cycles: `engine/promised.rs`), each
+    /// counted once, like [`Stats::complete`], which includes them.
+    pub cyclic: u64,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.
@@ -353,7 +357,12 @@ impl Engine {
             self.log_races();
         }
         match end {
-            ExecutionEnd::Complete => self.stats.complete += 1,
+            ExecutionEnd::Complete => {
+                self.stats.complete += 1;
+                // A complete execution with promises passed their verdict,
+                // which keeps only cyclic graphs.
+                self.stats.cyclic += !self.graph.promises().is_empty() as u64;
+            }
             ExecutionEnd::Blocked => self.stats.blocked += 1,
             ExecutionEnd::Failed => self.stats.failed += 1,
         }

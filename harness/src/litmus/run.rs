@@ -411,7 +411,9 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         warnings: super::warnings::of(test),
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
         loc_names: loc_names(&layout),
-        porf_cyclic: 0,
+        // The explorer's promised executions (`Options::explorer_cycles`);
+        // 0 under every other model and strategy.
+        porf_cyclic: r.stats.cyclic,
     })
 }
 
