@@ -278,7 +278,10 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
     if !promises.is_empty() {
         put(&mut body, promises.len() as u64);
         for p in promises {
-            for n in [p.read.thread, p.read.index, p.write.thread, p.write.index] {
+            // The write by its position in this execution (a replay
+            // re-runs it step by step: the position is the same).
+            let w = g.promised_write(p).unwrap_or(p.write);
+            for n in [p.read.thread, p.read.index, w.thread, w.index] {
                 put(&mut body, n as u64);
             }
             put(&mut body, p.value);
@@ -455,6 +458,7 @@ fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Re
             write,
             loc,
             value,
+            rank: None,
         });
     }
     Ok(out)
@@ -602,7 +606,8 @@ mod tests {
                 read: EventId::new(0, 1),
                 write: EventId::new(1, 1),
                 loc: x,
-                value: 7
+                value: 7,
+                rank: None,
             }]
         );
         // Without the tail: no promise, the token of before.

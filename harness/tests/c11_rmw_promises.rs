@@ -101,3 +101,35 @@ fn a_promised_compare_exchange_after_an_own_store() {
         1,
     );
 }
+
+/// A promised write that moves: P1's exchange of y is promised P0's y = 1,
+/// seen in an execution where P0's compare-exchange succeeded (a write part
+/// before the store); re-run, the compare-exchange reads P1's x = 1 and
+/// fails, so the same store is one position earlier. The promise named the
+/// write by its position and was broken; it names it by its rank among its
+/// thread's writes to y now. (The other way to the cycle, promising the
+/// compare-exchange its x = 1, synchronizes: a failed seq_cst read of a
+/// store after a seq_cst fence, which the explorer drops, section 4.)
+#[test]
+fn a_promised_store_after_a_compare_exchange_that_fails_in_the_cycle() {
+    let src = "C moved_store\n{ x = 0; y = 0; z = 0; }\n\
+        P0 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          atomic_compare_exchange_strong_explicit(x, &r0, 2, memory_order_acq_rel, memory_order_seq_cst);\n\
+          atomic_store_explicit(y, 1, memory_order_relaxed);\n}\n\
+        P1 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          int r0 = atomic_exchange_explicit(z, 2, memory_order_acq_rel);\n\
+          atomic_thread_fence(memory_order_seq_cst);\n\
+          int r1 = atomic_exchange_explicit(y, 1, memory_order_release);\n\
+          atomic_store_explicit(x, r1, memory_order_relaxed);\n}\n\
+        exists (0:r0=1 /\\ 1:r1=1 /\\ x=1)\n";
+    both_find(
+        src,
+        &[
+            ("0:r0=0; 1:r1=0; x=0;", 1),
+            ("0:r0=0; 1:r1=0; x=2;", 1),
+            ("0:r0=0; 1:r1=1; x=1;", 1),
+            ("0:r0=1; 1:r1=1; x=1;", 1),
+        ],
+        1,
+    );
+}
