@@ -416,8 +416,9 @@ pub fn decode(s: &str) -> Result<Token, String> {
 }
 
 /// The promises that end a token (see [`encode`]), each checked against
-/// the steps: its read must be a recorded plain load reading the initial
-/// write (the placeholder), under a model that allows cycles in po ∪ rf.
+/// the steps: its read must be a recorded load or RMW read part reading the
+/// initial write (the placeholder), under a model that allows cycles in
+/// po ∪ rf.
 fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Record]) -> Result<Vec<Promise>, String> {
     let small =
         |v: u64| -> Result<u32, String> { u32::try_from(v).map_err(|_| "token number out of range".to_string()) };
@@ -440,11 +441,13 @@ fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Re
         let loc = records
             .iter()
             .find_map(|r| match *r {
+                // A load or an RMW's read part (`engine/promised.rs`), never
+                // a spurious failure.
                 Record::Read {
                     event,
                     loc,
                     rf,
-                    rmw: false,
+                    spurious: false,
                     ..
                 } if event == read && rf.is_init() => Some(loc),
                 _ => None,
