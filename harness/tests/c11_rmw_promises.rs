@@ -133,3 +133,37 @@ fn a_promised_store_after_a_compare_exchange_that_fails_in_the_cycle() {
         1,
     );
 }
+
+/// Two fetch_adds of one location, both promised: P2 stores x = 5 after
+/// reading P0's and P1's flags, each stored after its thread's fetch_add.
+/// P0's fetch_add reads 5 (a cycle) and P1's reads P0's write part, 6 (a
+/// cycle too: that write part comes after P2's store, which comes after
+/// P1's flag), or the other way round. 24 executions (each state four
+/// times, once per pair of values P2's reads take), 10 of them cyclic.
+#[test]
+fn two_promised_rmws_of_one_location() {
+    let src = "C two_promised_rmws\n{ x = 0; y = 0; z = 0; }\n\
+        P0 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed);\n\
+          atomic_store_explicit(y, 1, memory_order_relaxed);\n}\n\
+        P1 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          int r0 = atomic_fetch_add_explicit(x, 1, memory_order_relaxed);\n\
+          atomic_store_explicit(z, 1, memory_order_relaxed);\n}\n\
+        P2 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          int r0 = atomic_load_explicit(y, memory_order_relaxed);\n\
+          int r1 = atomic_load_explicit(z, memory_order_relaxed);\n\
+          atomic_store_explicit(x, 5, memory_order_relaxed);\n}\n\
+        exists (0:r0=5 /\\ 1:r0=6)\n";
+    both_find(
+        src,
+        &[
+            ("0:r0=0; 1:r0=1;", 4),
+            ("0:r0=0; 1:r0=5;", 4),
+            ("0:r0=1; 1:r0=0;", 4),
+            ("0:r0=5; 1:r0=0;", 4),
+            ("0:r0=5; 1:r0=6;", 4),
+            ("0:r0=6; 1:r0=5;", 4),
+        ],
+        10,
+    );
+}
