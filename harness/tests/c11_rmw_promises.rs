@@ -167,3 +167,29 @@ fn two_promised_rmws_of_one_location() {
         10,
     );
 }
+
+/// A compare-exchange whose promised value makes it fail: P0's expects 1
+/// and is promised P1's 3 (stored after P1 read P0's y = 1), so it writes
+/// nothing and r0 holds 3. Four executions, the cyclic one (3, 1).
+#[test]
+fn a_compare_exchange_its_promised_value_makes_fail() {
+    let src = "C cas_fails\n{ x = 0; y = 0; }\n\
+        P0 (atomic_int* x, atomic_int* y) {\n\
+          int r0 = 1;\n\
+          atomic_compare_exchange_strong_explicit(x, &r0, 2, memory_order_relaxed, memory_order_relaxed);\n\
+          atomic_store_explicit(y, 1, memory_order_relaxed);\n}\n\
+        P1 (atomic_int* x, atomic_int* y) {\n\
+          int r1 = atomic_load_explicit(y, memory_order_relaxed);\n\
+          atomic_store_explicit(x, 3, memory_order_relaxed);\n}\n\
+        exists (0:r0=3 /\\ 1:r1=1 /\\ x=3)\n";
+    both_find(
+        src,
+        &[
+            ("0:r0=0; 1:r1=0; x=3;", 1),
+            ("0:r0=0; 1:r1=1; x=3;", 1),
+            ("0:r0=3; 1:r1=0; x=3;", 1),
+            ("0:r0=3; 1:r1=1; x=3;", 1),
+        ],
+        1,
+    );
+}
