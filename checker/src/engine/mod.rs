@@ -74,6 +74,12 @@ pub struct Stats {
     /// under a model that allows such cycles: `engine/promised.rs`), each
     /// counted once, like [`Stats::complete`], which includes them.
     pub cyclic: u64,
+    /// Distinct executions with a cycle in po ∪ rf that kept their
+    /// promises and passed the model but were dropped because a promised
+    /// read synchronizes (its happens-before is not the engine's views',
+    /// which races are found from: `engine/promised.rs`). The outcome set
+    /// lacks them; 0 says it lacks none for this reason.
+    pub cyclic_dropped: u64,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.
@@ -225,6 +231,9 @@ pub struct Engine {
     /// The canonical keys of the po ∪ rf-cyclic executions counted so far
     /// (`promised.rs`: the explorer may reach one more than once).
     cyclic_seen: std::collections::HashSet<String>,
+    /// The canonical keys of the cyclic executions dropped because a
+    /// promised read synchronizes ([`Stats::cyclic_dropped`]).
+    cyclic_dropped: std::collections::HashSet<String>,
     /// Whether the current execution is a cyclic one already counted.
     repeated: bool,
     /// The verdict on the current execution's promises, once taken.
@@ -247,6 +256,7 @@ impl Engine {
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             cyclic_seen: std::collections::HashSet::new(),
+            cyclic_dropped: std::collections::HashSet::new(),
             repeated: false,
             promise_verdict: None,
             graph: ExecutionGraph::new(),
