@@ -93,7 +93,7 @@ fn scratch_crate(loom: &Path, dir: &Path) {
     let toml = format!(
         "[package]\nname = \"loom-suite\"\nversion = \"0.0.0\"\nedition = \"2018\"\npublish = false\n\n\
          [dependencies]\nloom = {{ package = \"scopecheck\", path = {:?}, default-features = false }}\n\n\
-         [dev-dependencies]\nfutures-util = \"0.3\"\n\n[features]\ndefault = [\"futures\", \"checkpoint\"]\n{}\n{}\n\n\
+         [dev-dependencies]\nfutures-util = {{ version = \"0.3\", default-features = false }}\n\n[features]\ndefault = [\"futures\", \"checkpoint\"]\n{}\n{}\n\n\
          [workspace]\n",
         harness.display().to_string(),
         feature("futures"),

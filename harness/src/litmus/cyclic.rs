@@ -57,7 +57,7 @@ use scopecheck_checker::explore::reference::canonical_key;
 use scopecheck_checker::graph::ExecutionGraph;
 use scopecheck_checker::model::c11;
 use scopecheck_checker::model::gpu::GpuEnv;
-use scopecheck_checker::model::opencl::{self, OpenClEnv};
+use scopecheck_checker::model::opencl::{self, OpenClEnv, Region};
 use scopecheck_checker::MemoryModel;
 use scopecheck_instrument::rt::{self, RunConfig, RunResult, StopCause, StrategyChoice};
 use std::cell::RefCell;
@@ -131,6 +131,34 @@ pub enum CyclicModel<'a> {
     OpenCl(&'a OpenClEnv),
     /// A GPU hardware model with the test's side table (`gpu_cyclic.rs`).
     Gpu(GpuModel, &'a GpuEnv),
+}
+
+/// Whether a thread's accesses to one location are ordered by hb in
+/// program order, for every location of the test: what the C11 shortcuts
+/// (private locations, own_coherence.rs, `gpu_orders::Rules::C`) rest on.
+/// Always under C11 (po ⊆ hb). Under OpenCL, hb holds po only between
+/// accesses of one memory region (`opencl.cat`'s `ghb` and `lhb`), and a
+/// location's accesses lie in its region (`opencl.rs`: the location's
+/// declared region, as Dat3M reads it off the initial write): so when
+/// every location is `global` or `local`, two accesses of one thread to
+/// one location are hb-ordered and the coherence arguments hold as under
+/// C11 (coherence, axiom 2, is checked against each region's hb; atomicity,
+/// axiom 5, is C11's). A generic location (no qualifier) has no po in hb.
+fn po_in_hb(model: &CyclicModel, layout: &super::interp::Layout) -> bool {
+    match model {
+        CyclicModel::C11 => true,
+        CyclicModel::OpenCl(env) => {
+            let mut seq = 0;
+            layout.names.iter().all(|(_, n)| {
+                (0..*n).all(|_| {
+                    let loc = Loc::new(0, seq);
+                    seq += 1;
+                    env.locs.get(&loc).is_some_and(|i| i.region != Region::Generic)
+                })
+            })
+        }
+        CyclicModel::Gpu(..) => false,
+    }
 }
 
 /// A racy execution: its index in [`Found::states`], its graph and its
@@ -237,13 +265,12 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
     };
     // C11's coherence forbids, whatever the other threads do, a read of a
     // write its own thread's earlier accesses hide: such runs are cut at
-    // the read (own_coherence.rs). Not OpenCL (po is in hb only for a
-    // location in a memory region, and a test may leave a location in
-    // none), nor the GPU models (not checked against this argument).
-    // Only when po is all sequenced: the operands of one C operator are
-    // not (unsequenced.rs), so an access may read its thread's po-later
-    // write and both arguments fail.
-    prog.own_coherence = matches!(model, CyclicModel::C11) && operands.none();
+    // the read (own_coherence.rs). OpenCL's too when every location lies in
+    // a memory region (`po_in_hb`); not the GPU models (not checked against
+    // this argument). Only when po is all sequenced: the operands of one C
+    // operator are not (unsequenced.rs), so an access may read its
+    // thread's po-later write and both arguments fail.
+    prog.own_coherence = po_in_hb(&model, prog.layout) && operands.none();
     let mut domain: Vec<(u32, u32, BTreeSet<u64>)> = Vec::new();
     for (k, (_, n)) in prog.layout.names.iter().enumerate() {
         for e in 0..*n {
@@ -277,12 +304,12 @@ fn explore_as(prog: &mut Program, model: CyclicModel, config: &RunConfig, step2:
         strategy,
         ..config.clone()
     };
-    // A C location only one thread can reach is never promised under C11
+    // A C location only one thread can reach is never promised under C11,
+    // nor under OpenCL when every location lies in a memory region
     // (private.rs: po ⊆ hb there, so no read reads its thread's later
-    // write; not OpenCL, where that holds only inside a memory region); a
-    // GPU test's promises are limited by `writable` above.
+    // write); a GPU test's promises are limited by `writable` above.
     let private: Vec<bool> = match (prog.test.gpu.as_ref(), model) {
-        (None, CyclicModel::C11) if prog.own_coherence => {
+        (None, CyclicModel::C11 | CyclicModel::OpenCl(_)) if prog.own_coherence => {
             let names = private::private_locations(prog.test);
             domain
                 .iter()

@@ -24,8 +24,9 @@
 //!   hb)`) rejects. An RMW reads its write's immediate mo-predecessor
 //!   (`irreflexive(fr ; mo)` and `irreflexive(mo ; rf)` on an RMW): no write
 //!   may come between, and the RMW's write never before the write it
-//!   reads. (Not OpenCL: its hb holds po only between accesses to a memory
-//!   region, and a test may leave a location in none.) And a
+//!   reads. (OpenCL too when every location lies in a memory region,
+//!   `cyclic.rs`'s `po_in_hb`: then po between one thread's accesses to a
+//!   location is in that region's hb, and its atomicity axiom is C11's.) And a
 //!   read never reads the initial write or an own write that an own write
 //!   po-between hides (`w mo w'` by the rule above, `w' hb r`: `fr ; hb`),
 //!   which [`Bound::possible`] says before any rf is tried.
@@ -57,7 +58,7 @@ pub const MAX_WRITES: usize = 64;
 pub enum Rules<'a> {
     /// A GPU hardware model, with the test's side table.
     Gpu(GpuModel, &'a GpuEnv),
-    /// C11 (`c11`).
+    /// C11 (`c11`), and OpenCL with every location in a memory region.
     C,
 }
 

@@ -1,6 +1,7 @@
 //! A read that its own thread's earlier accesses already forbid, cut off
 //! while the po ∪ rf-cyclic enumerator (`cyclic.rs`) runs a C test under
-//! C11 on the engine's permissive `porf` base.
+//! C11 (or OpenCL, every location in a memory region) on the engine's
+//! permissive `porf` base.
 //!
 //! The base enforces no coherence: a read may read any write of its
 //! location that is not po ∪ rf-after it, and every graph is judged by
@@ -27,7 +28,12 @@
 //!   `e` is the latest access before `r`.
 //!
 //! Both cycles break C11's `irreflexive((fr | mo) ; rf? ; hb)` (Coh,
-//! `checker/src/model/c11.rs`), so no consistent execution has such a read,
+//! `checker/src/model/c11.rs`), and OpenCL's coherence
+//! (`irreflexive((rf⁻¹)? ; co ; rf? ; hb)` for each region's hb,
+//! `checker/src/model/opencl.rs`) when every location lies in a memory
+//! region, which puts po between one thread's accesses to a location in
+//! that region's hb (`cyclic.rs`'s `po_in_hb`, the only case this cut is
+//! used under OpenCL). So no consistent execution has such a read,
 //! whatever the other threads do: the execution is given up at the read
 //! (`rt::discard`, as a loop past the unroll bound is), and the other
 //! alternatives the run opened are still explored.

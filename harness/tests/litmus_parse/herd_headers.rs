@@ -82,3 +82,39 @@ fn witnesses_of_a_not_exists_count_the_executions_that_satisfy_it() {
     assert!(text.contains("\nNo\nWitnesses\nPositive: 3 Negative: 1\n"), "{text}");
     assert!(text.contains("\nObservation SB+rlx+rlx Sometimes 1 3\n"), "{text}");
 }
+
+/// Dat3M keeps herd's OpenCL test `CT_wsq2` under a `C` header: its
+/// compare-exchange has a release failure order, which C forbids and the
+/// OPENCL dialect accepts (herd's OpenCL tests use it). An OpenCL call (one
+/// with a memory scope) takes the OPENCL rule under either header, so the
+/// `C`-headed copy runs under `opencl` with the public answer of the
+/// OPENCL-headed one; without the scope it is still an error.
+#[test]
+fn an_opencl_call_with_a_release_failure_order_parses_under_a_c_header() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/litmus/public/opencl");
+    let opencl = std::fs::read_to_string(dir.join("CT_wsq2.litmus")).unwrap();
+    assert!(opencl.starts_with("OPENCL CT_wsq2"));
+    let c = opencl.replacen("OPENCL CT_wsq2", "C CT_wsq2", 1);
+    let opts = Options {
+        model: Some(LitmusModel::OpenCl),
+        ..Options::default()
+    };
+    let run = |src: &str| {
+        check_source("CT_wsq2.litmus", src, &opts).unwrap_or_else(|e| panic!("{}", e.located("CT_wsq2.litmus")))
+    };
+    let (a, b) = (run(&opencl), run(&c));
+    assert_eq!(
+        (a.executions, a.verdict(), &a.states),
+        (b.executions, b.verdict(), &b.states)
+    );
+    assert_eq!(a.verdict(), Some(false));
+    let no_scope = c.replace(
+        ", memory_order_release, memory_scope_device)",
+        ", memory_order_release)",
+    );
+    assert_ne!(no_scope, c);
+    let e = check_source("CT_wsq2.litmus", &no_scope, &opts)
+        .unwrap_err()
+        .located("CT_wsq2.litmus");
+    assert!(e.contains("is not a valid failure order"), "{e}");
+}

@@ -139,12 +139,12 @@ pub(super) fn validate(
     let locs: Vec<(Loc, Vec<EventId>)> = base.locs().map(|(l, d)| (*l, d.mo.to_vec())).collect();
     let rules = match model {
         CyclicModel::Gpu(m, env) => Some(Rules::Gpu(m, env)),
-        // Not with unsequenced operands either (po not all in hb).
-        CyclicModel::C11 if operands.none() => Some(Rules::C),
-        CyclicModel::C11 => None,
-        // Not OpenCL: a location outside both memory regions has no po in
-        // hb, so neither rule of `Rules::C` holds for it.
-        CyclicModel::OpenCl(_) => None,
+        // Where a thread's accesses to a location are in hb in po order
+        // (`po_in_hb`: C11; OpenCL with every location in a memory region),
+        // and not with unsequenced operands (po not all in hb): exactly
+        // where the reads are cut by own_coherence.rs.
+        CyclicModel::C11 | CyclicModel::OpenCl(_) if prog.own_coherence => Some(Rules::C),
+        CyclicModel::C11 | CyclicModel::OpenCl(_) => None,
     };
     let mut orders = Orders::new(base, rules, prog.cross_checks.every_order, &locs);
     let mut g = base.clone();
