@@ -278,7 +278,10 @@ pub fn encode(g: &ExecutionGraph, model: MemoryModel) -> String {
     if !promises.is_empty() {
         put(&mut body, promises.len() as u64);
         for p in promises {
-            for n in [p.read.thread, p.read.index, p.write.thread, p.write.index] {
+            // The write by its position in this execution (a replay
+            // re-runs it step by step: the position is the same).
+            let w = g.promised_write(p).unwrap_or(p.write);
+            for n in [p.read.thread, p.read.index, w.thread, w.index] {
                 put(&mut body, n as u64);
             }
             put(&mut body, p.value);
@@ -413,8 +416,9 @@ pub fn decode(s: &str) -> Result<Token, String> {
 }
 
 /// The promises that end a token (see [`encode`]), each checked against
-/// the steps: its read must be a recorded plain load reading the initial
-/// write (the placeholder), under a model that allows cycles in po ∪ rf.
+/// the steps: its read must be a recorded load or RMW read part reading the
+/// initial write (the placeholder), under a model that allows cycles in
+/// po ∪ rf.
 fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Record]) -> Result<Vec<Promise>, String> {
     let small =
         |v: u64| -> Result<u32, String> { u32::try_from(v).map_err(|_| "token number out of range".to_string()) };
@@ -437,11 +441,13 @@ fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Re
         let loc = records
             .iter()
             .find_map(|r| match *r {
+                // A load or an RMW's read part (`engine/promised.rs`), never
+                // a spurious failure.
                 Record::Read {
                     event,
                     loc,
                     rf,
-                    rmw: false,
+                    spurious: false,
                     ..
                 } if event == read && rf.is_init() => Some(loc),
                 _ => None,
@@ -455,6 +461,7 @@ fn decode_promises(buf: &[u8], at: &mut usize, model: MemoryModel, records: &[Re
             write,
             loc,
             value,
+            rank: None,
         });
     }
     Ok(out)
@@ -602,7 +609,8 @@ mod tests {
                 read: EventId::new(0, 1),
                 write: EventId::new(1, 1),
                 loc: x,
-                value: 7
+                value: 7,
+                rank: None,
             }]
         );
         // Without the tail: no promise, the token of before.

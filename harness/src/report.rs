@@ -258,7 +258,10 @@ pub fn write_execution(f: &mut impl fmt::Write, g: &ExecutionGraph, mark: &[Even
                 // initial write only as the engine's placeholder.
                 what = what.replace(
                     &format!("(rf {:?})", EventId::INIT),
-                    &format!("(rf {:?}, promised: a write po ∪ rf-after this read)", p.write),
+                    &format!(
+                        "(rf {:?}, promised: a write po ∪ rf-after this read)",
+                        g.promised_write(&p).unwrap_or(p.write)
+                    ),
                 );
             }
             if let Some(w) = e.as_write() {

@@ -71,3 +71,33 @@ fn a_program_that_no_longer_keeps_the_promise_makes_the_replay_diverge() {
     let d = again.replay_divergence().unwrap();
     assert!(d.contains("a promised value the program did not write"), "{d}");
 }
+
+/// Load buffering through two fetch_adds (each promised read an RMW's
+/// read part, its write part added as a plain write until the promise is
+/// kept: `engine/promised.rs`) whose cyclic outcome fails an assertion.
+fn lb_rmw() {
+    let (x, y) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (x1, y1) = (x.clone(), y.clone());
+    let h = thread::spawn(move || {
+        let a = x1.fetch_add(1, Relaxed);
+        y1.store(1, Relaxed);
+        a
+    });
+    let b = y.fetch_add(1, Relaxed);
+    x.store(1, Relaxed);
+    let a = h.join().unwrap();
+    assert!(!(a == 1 && b == 1), "the RMW cycle");
+}
+
+#[test]
+fn a_failure_in_a_cycle_through_rmw_reads_replays_to_the_same_failure() {
+    let r = builder(MemoryModel::C11, Strategy::Exhaustive).explore(lb_rmw);
+    assert_eq!(r.failures().len(), 1, "{r}");
+    let f = &r.failures()[0];
+    assert!(f.message().contains("the RMW cycle"), "{r}");
+    let again = replay(f.token(), lb_rmw);
+    assert!(!again.replay_diverged(), "{again}");
+    assert_eq!(again.failures().len(), 1, "{again}");
+    assert_eq!(again.failures()[0].message(), f.message());
+    assert_eq!(again.failures()[0].token(), f.token());
+}

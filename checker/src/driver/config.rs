@@ -205,6 +205,8 @@ impl RunResult {
         self.stats.events_added += other.stats.events_added;
         self.stats.events_replayed += other.stats.events_replayed;
         self.stats.pruned += other.stats.pruned;
+        self.stats.cyclic += other.stats.cyclic;
+        self.stats.cyclic_dropped += other.stats.cyclic_dropped;
         self.stats.consumed_only.extend(other.stats.consumed_only);
         self.distinct = match (self.distinct, other.distinct) {
             (Some(a), Some(b)) => Some(a + b),

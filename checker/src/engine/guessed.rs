@@ -93,6 +93,7 @@ impl Engine {
             write: EventId::INIT,
             loc,
             value,
+            rank: None,
         })
     }
 

@@ -71,6 +71,16 @@ pub struct Stats {
     /// there (weak compare-exchanges; the others run as a load and a store:
     /// docs/gpu-models.md).
     pub consumed_only: std::collections::BTreeSet<(Loc, Value)>,
+    /// Complete executions with a cycle in po ∪ rf (promised reads kept,
+    /// under a model that allows such cycles: `engine/promised.rs`), each
+    /// counted once, like [`Stats::complete`], which includes them.
+    pub cyclic: u64,
+    /// Distinct executions with a cycle in po ∪ rf that kept their
+    /// promises and passed the model but were dropped because a promised
+    /// read synchronizes (its happens-before is not the engine's views',
+    /// which races are found from: `engine/promised.rs`). The outcome set
+    /// lacks them; 0 says it lacks none for this reason.
+    pub cyclic_dropped: u64,
 }
 
 /// What one loop iteration read: per location, the mo-latest write read.
@@ -222,6 +232,9 @@ pub struct Engine {
     /// The canonical keys of the po ∪ rf-cyclic executions counted so far
     /// (`promised.rs`: the explorer may reach one more than once).
     cyclic_seen: std::collections::HashSet<String>,
+    /// The canonical keys of the cyclic executions dropped because a
+    /// promised read synchronizes ([`Stats::cyclic_dropped`]).
+    cyclic_dropped: std::collections::HashSet<String>,
     /// Whether the current execution is a cyclic one already counted.
     repeated: bool,
     /// The verdict on the current execution's promises, once taken.
@@ -247,6 +260,7 @@ impl Engine {
             replayed: false,
             deadline: deadline::Deadline::new(limits.deadline),
             cyclic_seen: std::collections::HashSet::new(),
+            cyclic_dropped: std::collections::HashSet::new(),
             repeated: false,
             promise_verdict: None,
             guesses: guessed::Guesses::default(),
@@ -362,7 +376,12 @@ impl Engine {
             self.log_races();
         }
         match end {
-            ExecutionEnd::Complete => self.stats.complete += 1,
+            ExecutionEnd::Complete => {
+                self.stats.complete += 1;
+                // A complete execution with promises passed their verdict,
+                // which keeps only cyclic graphs.
+                self.stats.cyclic += !self.graph.promises().is_empty() as u64;
+            }
             ExecutionEnd::Blocked => self.stats.blocked += 1,
             ExecutionEnd::Failed => self.stats.failed += 1,
         }

@@ -130,7 +130,23 @@ impl Engine {
         }
         let verdict = match self.graph.with_promises_kept() {
             None => ExecutionEnd::Blocked,
-            Some(g) if !self.same_hb(&g) => ExecutionEnd::Blocked,
+            Some(g) if !self.same_hb(&g) => {
+                // Counted (once) when it would otherwise have counted as
+                // an execution, so a run says what it left out.
+                // (Not when another branch, promising another read, counted
+                // it: that promise did not synchronize.)
+                if end == ExecutionEnd::Complete
+                    && self.strategy.owns_execution()
+                    && Relations::of(&g, SyncRules::default()).check_porf().is_err()
+                    && self.model.check_complete(&g).is_ok()
+                {
+                    let key = canonical_key(&g);
+                    if !self.cyclic_seen.contains(&key) && self.cyclic_dropped.insert(key) {
+                        self.stats.cyclic_dropped += 1;
+                    }
+                }
+                ExecutionEnd::Blocked
+            }
             Some(g) if end == ExecutionEnd::Failed => {
                 if self.model.consistent_declarative(&g).is_ok() {
                     end
@@ -143,7 +159,12 @@ impl Engine {
                 if !cyclic || self.model.check_complete(&g).is_err() {
                     ExecutionEnd::Blocked
                 } else {
-                    self.repeated = !self.cyclic_seen.insert(canonical_key(&g));
+                    let key = canonical_key(&g);
+                    if self.cyclic_dropped.remove(&key) {
+                        // Dropped on another branch, counted on this one.
+                        self.stats.cyclic_dropped -= 1;
+                    }
+                    self.repeated = !self.cyclic_seen.insert(key);
                     end
                 }
             }

@@ -113,6 +113,12 @@ impl PromiseItem {
                 write: w,
                 loc: wr.loc,
                 value: wr.value,
+                rank: Some(
+                    g.thread_events(w.thread)[..w.index as usize]
+                        .iter()
+                        .filter(|e| matches!(&e.kind, EventKind::Write(x) if x.loc == wr.loc))
+                        .count() as u32,
+                ),
             },
         }
     }

@@ -22,12 +22,23 @@ use crate::event::*;
 pub struct Promise {
     /// The read (added, or still to be added at this position).
     pub read: EventId,
-    /// The write it is to read, at this position of its thread.
+    /// The write it is to read: its thread, and its position when the
+    /// promise was made (see `rank`).
     pub write: EventId,
     /// The location of both.
     pub loc: Loc,
     /// The value the write must write (and the read returns).
     pub value: Value,
+    /// Which of its thread's writes to `loc` the write is (0 for the
+    /// first), or `None` for the write at position `write` (a replay
+    /// token's promise, which names the position the execution had). The
+    /// explorer's promises name the write by rank: the program re-run with
+    /// the promised value may add or leave out events before it (a
+    /// compare-exchange that succeeds now and failed before has a write
+    /// part more), which moves the same store to another position but
+    /// leaves its rank among the thread's writes to the location alone
+    /// unless such a write is to that location too.
+    pub rank: Option<u32>,
 }
 
 impl ExecutionGraph {
@@ -52,15 +63,39 @@ impl ExecutionGraph {
         self.promises.push(p);
     }
 
+    /// The write `p` names in this graph, if it is there (by rank or by
+    /// position, see [`Promise::rank`]), whatever it writes.
+    pub fn promised_write(&self, p: &Promise) -> Option<EventId> {
+        let is_write = |e: &Event| matches!(&e.kind, EventKind::Write(w) if w.loc == p.loc);
+        let t = p.write.thread;
+        match p.rank {
+            None => (self.contains(p.write) && is_write(self.event(p.write))).then_some(p.write),
+            Some(k) => {
+                if (t as usize) >= self.num_threads() {
+                    return None;
+                }
+                let i = self
+                    .thread_events(t)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| is_write(e))
+                    .nth(k as usize)?
+                    .0;
+                Some(EventId::new(t, i as u32))
+            }
+        }
+    }
+
     /// Whether every promise is kept by the graph so far: each promised read
     /// is there, a read of its location returning the promised value, and
-    /// so is its write, writing that value.
+    /// so is its write ([`Self::promised_write`]), writing that value.
     pub fn promises_kept(&self) -> bool {
         self.promises.iter().all(|p| {
             let read_ok = self.contains(p.read)
                 && matches!(&self.event(p.read).kind, EventKind::Read(r) if r.loc == p.loc && r.value == p.value);
-            let write_ok = self.contains(p.write)
-                && matches!(&self.event(p.write).kind, EventKind::Write(w) if w.loc == p.loc && w.value == p.value);
+            let write_ok = self
+                .promised_write(p)
+                .is_some_and(|w| matches!(&self.event(w).kind, EventKind::Write(w) if w.value == p.value));
             read_ok && write_ok
         })
     }
@@ -74,7 +109,11 @@ impl ExecutionGraph {
         if !self.promises_kept() {
             return None;
         }
-        let picks: Vec<(EventId, EventId)> = self.promises.iter().map(|p| (p.read, p.write)).collect();
+        let picks: Vec<(EventId, EventId)> = self
+            .promises
+            .iter()
+            .map(|p| (p.read, self.promised_write(p).expect("kept")))
+            .collect();
         let mut g = self.with_reads_from(&picks);
         g.promises.clear();
         Some(g)

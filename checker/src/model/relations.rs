@@ -308,7 +308,16 @@ impl Relations {
                         }
                     }
                 }
-                EventKind::Read(r) => rf.add(idx(r.rf, r.loc), i),
+                // A promised read (`graph/promises.rs`) reads a write po ∪
+                // rf-after it, not known until the execution ends: its
+                // placeholder (the initial write) is no rf edge, or a
+                // graph under construction would be judged as if it read
+                // that (a read after an own write of its location, a
+                // seq_cst read, would break coherence or the seq_cst axiom
+                // it keeps when it reads its write).
+                EventKind::Read(r) if g.promises().is_empty() || g.promise_at(id.thread, id.index).is_none() => {
+                    rf.add(idx(r.rf, r.loc), i)
+                }
                 EventKind::Write(w) if w.rmw => rmw.add(index[&EventId::new(id.thread, id.index - 1)], i),
                 _ => {}
             }

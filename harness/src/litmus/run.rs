@@ -350,6 +350,13 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
             opts.unroll
         ));
     }
+    if r.stats.cyclic_dropped > 0 {
+        notes.push(format!(
+            "{} execution(s) with a cycle in po ∪ rf left out: a promised read in each synchronizes, which the \
+             explorer's race detection would not see (docs/c11-model.md section 4); the final states may lack theirs",
+            r.stats.cyclic_dropped
+        ));
+    }
     let no_answer = (!over_none && failures.is_empty() && judged == 0 && (runs > 0 || !r.complete)).then(|| {
         if !r.complete {
             let why = r.incomplete_reason.as_deref().unwrap_or("the run was cut short");
@@ -411,7 +418,10 @@ pub fn check_test(file: &str, test: &Test, opts: &Options) -> Result<TestResult,
         warnings: super::warnings::of(test),
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
         loc_names: loc_names(&layout),
-        porf_cyclic: 0,
+        // The explorer's promised executions (`Options::explorer_cycles`);
+        // 0 under every other model and strategy.
+        porf_cyclic: r.stats.cyclic,
+        porf_dropped: r.stats.cyclic_dropped,
     })
 }
 

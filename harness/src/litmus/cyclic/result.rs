@@ -144,6 +144,7 @@ pub fn result(prog: &mut Program, cm: CyclicModel, config: &RunConfig, setup: Se
         thread_names: test.threads.iter().map(|t| format!("P{}", t.index)).collect(),
         loc_names: crate::litmus::run::loc_names(prog.layout),
         porf_cyclic: found.cyclic,
+        porf_dropped: 0,
     }
 }
 

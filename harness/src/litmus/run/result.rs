@@ -124,6 +124,10 @@ pub struct TestResult {
     pub loc_names: Vec<String>,
     /// Executions with a cycle in po ∪ rf (only under `c11` and `opencl`).
     pub porf_cyclic: u64,
+    /// Cyclic executions the explorer (`Options::explorer_cycles`) found
+    /// but left out because a promised read in them synchronizes
+    /// (`Stats::cyclic_dropped`); the enumeration leaves none out.
+    pub porf_dropped: u64,
 }
 
 impl TestResult {
