@@ -53,12 +53,13 @@ impl Report {
                 // executions without cycles and says so there.)
                 "exhaustive" | "reference" if !self.run.complete => return self,
                 "exhaustive" => {
-                    "complete up to self-justifying values and to cycles through mutexes and addresses: \
-                     an execution with a cycle in po ∪ rf is built when each value the cycle passes round is \
-                     written by some execution without one and the read that closes the cycle is an atomic load \
-                     or RMW; a value or a store that only the cycle itself makes (thin air) is not, nor a cycle \
-                     closed only through a mutex acquisition or a load of an address (AtomicPtr) \
-                     (docs/c11-model.md section 4)"
+                    "complete up to self-justifying values and to cycles the promises do not reach: an execution \
+                     with a cycle in po ∪ rf is built when a read on the \
+                     cycle (an atomic load or RMW) can be promised the value of a write the explorer has built \
+                     po ∪ rf-after it and that promised read does not synchronize; a value or a store that only \
+                     the cycle itself makes (thin air) is not, nor a cycle closed only through a mutex \
+                     acquisition or a load of an address (AtomicPtr), nor one whose only promisable read would \
+                     synchronize (`--strategy reference` builds some of these; docs/c11-model.md section 4)"
                 }
                 "reference" => {
                     "complete up to self-justifying values and to cycles through mutexes and addresses: \
@@ -75,7 +76,15 @@ impl Report {
                 }
             }
         };
-        self.with_note(note.into())
+        let dropped = self.run.stats.cyclic_dropped;
+        let r = self.with_note(note.into());
+        if dropped == 0 {
+            return r;
+        }
+        r.with_note(format!(
+            "{dropped} execution(s) with a cycle in po ∪ rf left out: a promised read in each synchronizes, which \
+             the race detection would not see (docs/c11-model.md section 4); the outcomes may lack theirs"
+        ))
     }
 
     /// What else the run did besides the counted executions (under a
