@@ -388,7 +388,7 @@ impl Engine {
                     let new = rop.apply(*ty, old).expect("exclusive read writes");
                     // A promised RMW's write part is a plain write until its
                     // promise is kept (`promised.rs`).
-                    let promised = !self.graph.promises().is_empty() && self.graph.promise_at(t, id.index).is_some();
+                    let promised = self.graph.promise_at(t, id.index).is_some();
                     if self.replaying(t) {
                         let wid = EventId::new(t, self.threads[t as usize].cursor);
                         match &self.graph.event(wid).kind {

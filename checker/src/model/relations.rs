@@ -135,31 +135,21 @@ impl Rel {
     /// until none is; a cycle remains exactly when some node stays. Linear
     /// in the words of the matrix, where the closure was cubic.
     pub fn has_cycle(&self) -> bool {
-        let w = self.words;
         // Predecessors per node, and the nodes still in.
         let mut preds = vec![0u32; self.n];
         for a in 0..self.n {
-            for wi in 0..w {
-                let mut bits = self.bits[a * w + wi];
-                while bits != 0 {
-                    preds[wi * 64 + bits.trailing_zeros() as usize] += 1;
-                    bits &= bits - 1;
-                }
+            for b in self.successors(a) {
+                preds[b] += 1;
             }
         }
         let mut ready: Vec<usize> = (0..self.n).filter(|&a| preds[a] == 0).collect();
         let mut removed = 0;
         while let Some(a) = ready.pop() {
             removed += 1;
-            for wi in 0..w {
-                let mut bits = self.bits[a * w + wi];
-                while bits != 0 {
-                    let b = wi * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    preds[b] -= 1;
-                    if preds[b] == 0 {
-                        ready.push(b);
-                    }
+            for b in self.successors(a) {
+                preds[b] -= 1;
+                if preds[b] == 0 {
+                    ready.push(b);
                 }
             }
         }
@@ -315,9 +305,7 @@ impl Relations {
                 // that (a read after an own write of its location, a
                 // seq_cst read, would break coherence or the seq_cst axiom
                 // it keeps when it reads its write).
-                EventKind::Read(r) if g.promises().is_empty() || g.promise_at(id.thread, id.index).is_none() => {
-                    rf.add(idx(r.rf, r.loc), i)
-                }
+                EventKind::Read(r) if g.promise_at(id.thread, id.index).is_none() => rf.add(idx(r.rf, r.loc), i),
                 EventKind::Write(w) if w.rmw => rmw.add(index[&EventId::new(id.thread, id.index - 1)], i),
                 _ => {}
             }
